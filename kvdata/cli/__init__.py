@@ -1,0 +1,18 @@
+"""The `kvdata` command line: one click group, one module per command family.
+
+Each module here only parses arguments, calls the library and prints.
+"""
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kvdata")
+def main() -> None:
+    """Build, load, re-verify and audit the AMDKernelVault corpus."""
+
+
+def _register() -> None:
+    from kvdata.cli import audit_cmd, build_cmd, reverify_cmd  # noqa: F401  (commands attach to `main`)
+
+
+_register()

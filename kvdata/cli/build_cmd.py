@@ -1,0 +1,2 @@
+"""Placeholder: filled in by its owner."""
+from kvdata.cli import main  # noqa: F401

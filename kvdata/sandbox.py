@@ -1,0 +1,303 @@
+"""Run untrusted code in a confined worker process.
+
+Everything that executes corpus code (a re-verification worker, a structural trace)
+goes through ``Sandbox``. What it enforces:
+
+- its own process (a new session, so the whole tree is killed on timeout);
+- a wall-clock limit, a resident-memory limit (a watchdog over the whole process tree,
+  plus ``RLIMIT_AS`` when no GPU is used), a file-size limit and a core-dump ban;
+- a scrubbed environment: nothing is inherited but an allow-list (no ``HF_TOKEN``,
+  no cloud credentials); ``HOME`` and ``TMPDIR`` point into the scratch dir;
+- no network and writes only to the scratch dir (plus explicit ``rw_binds`` such as a
+  compile cache) when bubblewrap is available: ``--unshare-all``, ``/`` read-only.
+  Without bubblewrap it falls back to ``unshare --net`` (no network, writes not
+  confined) and then to plain rlimits; ``Sandbox.isolation`` says which one ran, and
+  every result records it.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+import psutil
+
+# Variables a worker may inherit from the caller; everything else is dropped.
+ENV_ALLOW = (
+    "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_PLATFORM",
+    "ROCM_PATH", "HIP_PATH", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
+    "TRITON_INTERPRET", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+    "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
+    "PYTHONPATH",
+)
+
+
+@dataclass
+class SandboxLimits:
+    timeout_s: float = 120.0
+    memory_mb: Optional[int] = 8192        # resident memory of the whole process tree
+    file_size_mb: int = 1024               # largest file the worker may write (stdout included)
+    gpu: bool = False                      # expose /dev (GPU device nodes) to the worker
+    network: bool = False
+    max_output_chars: int = 20_000         # stdout/stderr kept in the result (the tail)
+
+
+@dataclass
+class SandboxResult:
+    returncode: Optional[int]
+    timed_out: bool
+    memory_exceeded: bool
+    stdout: str
+    stderr: str
+    wall_s: float
+    peak_rss_mb: float
+    isolation: str
+    scratch: Path
+
+    @property
+    def signal(self) -> Optional[int]:
+        """The signal that ended the worker, if any (negative return codes)."""
+        if self.returncode is not None and self.returncode < 0:
+            return -self.returncode
+        if self.returncode is not None and self.returncode > 128 and self.isolation == "bwrap":
+            return self.returncode - 128  # bwrap reports a child killed by a signal as 128+n
+        return None
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.memory_exceeded
+
+
+def detect_isolation() -> str:
+    """The strongest isolation this machine offers: 'bwrap', 'unshare' or 'rlimits'."""
+    for probe, name in ((["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev",
+                          "--proc", "/proc", "true"], "bwrap"),
+                        (["unshare", "--net", "--map-root-user", "true"], "unshare")):
+        if shutil.which(probe[0]) is None:
+            continue
+        try:
+            if subprocess.run(probe, capture_output=True, timeout=20).returncode == 0:
+                return name
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return "rlimits"
+
+
+_ISOLATION: Optional[str] = None
+
+
+def isolation_level() -> str:
+    global _ISOLATION
+    if _ISOLATION is None:
+        _ISOLATION = os.environ.get("KVDATA_SANDBOX") or detect_isolation()
+    return _ISOLATION
+
+
+@dataclass
+class Sandbox:
+    """Runs commands confined; one instance may run many commands, one at a time or in parallel."""
+
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    scratch_root: Optional[Path] = None       # where per-run scratch dirs are made
+    ro_binds: Sequence[str] = ()              # extra paths to expose read-only (bwrap)
+    rw_binds: Sequence[str] = ()              # extra writable paths, e.g. a compile cache
+    env: Mapping[str, str] = field(default_factory=dict)   # set in the worker, after scrubbing
+
+    @property
+    def isolation(self) -> str:
+        return isolation_level()
+
+    # ------------------------------------------------------------------ building blocks
+    def make_scratch(self) -> Path:
+        root = Path(self.scratch_root or tempfile.gettempdir())
+        root.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="kvsbx-", dir=root))
+
+    def worker_env(self, scratch: Path) -> dict[str, str]:
+        env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        env.update({"HOME": str(scratch), "TMPDIR": str(scratch / "tmp"),
+                    "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+                    "TRITON_CACHE_DIR": str(scratch / ".triton")})
+        env.update(self.env)
+        return env
+
+    def wrap(self, argv: Sequence[str], scratch: Path, env: Mapping[str, str]) -> list[str]:
+        """The command line that runs ``argv`` under this machine's isolation."""
+        level = self.isolation
+        if level == "bwrap":
+            cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+                   "--ro-bind", "/", "/", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+            # Home directories hold credentials (~/.cache/huggingface/token, ~/.aws, ~/.ssh):
+            # hide them, then expose again only the interpreter and its import paths.
+            for home in _home_dirs():
+                cmd += ["--tmpfs", home]
+            for p in _interpreter_paths():
+                cmd += ["--ro-bind", p, p]
+            cmd += ["--dev-bind", "/dev", "/dev"] if self.limits.gpu else ["--dev", "/dev"]
+            if self.limits.network:
+                cmd += ["--share-net"]
+            for p in self.ro_binds:
+                cmd += ["--ro-bind", str(p), str(p)]
+            for p in list(self.rw_binds) + [str(scratch)]:
+                cmd += ["--bind", str(p), str(p)]
+            cmd += ["--chdir", str(scratch), "--clearenv"]
+            for k, v in env.items():
+                cmd += ["--setenv", k, v]
+            return cmd + ["--"] + list(argv)
+        if level == "unshare" and not self.limits.network:
+            return ["unshare", "--net", "--map-root-user", "--"] + list(argv)
+        return list(argv)
+
+    def _preexec(self):
+        limits = self.limits
+
+        def apply() -> None:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            fsize = limits.file_size_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+            if limits.memory_mb and not limits.gpu:
+                # Address space gets headroom over the RSS limit: allocators reserve more than they touch.
+                cap = (limits.memory_mb + 4096) * 1024 * 1024
+                resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        return apply
+
+    # ------------------------------------------------------------------ running
+    def popen(self, argv: Sequence[str], scratch: Optional[Path] = None, **kwargs) -> tuple[subprocess.Popen, Path]:
+        """Start a long-lived confined worker (pipes are the caller's); returns (process, scratch)."""
+        scratch = scratch or self.make_scratch()
+        (scratch / "tmp").mkdir(parents=True, exist_ok=True)
+        env = self.worker_env(scratch)
+        proc = subprocess.Popen(self.wrap(argv, scratch, env), cwd=scratch, env=env,
+                                start_new_session=True, preexec_fn=self._preexec(), **kwargs)
+        return proc, scratch
+
+    def run(self, argv: Sequence[str], scratch: Optional[Path] = None,
+            stdin: Optional[bytes] = None) -> SandboxResult:
+        """Run ``argv`` to completion (or to its limits) and collect what it printed."""
+        scratch = scratch or self.make_scratch()
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            t0 = time.monotonic()
+            proc, scratch = self.popen(argv, scratch=scratch, stdout=out, stderr=err,
+                                       stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+            watch = _Watchdog(proc, self.limits)
+            watch.start()
+            if stdin is not None:
+                try:
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                except (BrokenPipeError, OSError):
+                    pass
+            try:
+                proc.wait(timeout=self.limits.timeout_s)
+            except subprocess.TimeoutExpired:
+                watch.timed_out = True
+                kill_tree(proc)
+                proc.wait()
+            watch.stop()
+            wall = time.monotonic() - t0
+            return SandboxResult(
+                returncode=proc.returncode, timed_out=watch.timed_out,
+                memory_exceeded=watch.memory_exceeded,
+                stdout=_tail(out, self.limits.max_output_chars),
+                stderr=_tail(err, self.limits.max_output_chars),
+                wall_s=wall, peak_rss_mb=watch.peak_rss_mb, isolation=self.isolation, scratch=scratch)
+
+    def run_python(self, script: str | os.PathLike, args: Sequence[str] = (), **kw) -> SandboxResult:
+        """Run a Python file with this interpreter (``-I``: no user site, no cwd on sys.path)."""
+        return self.run([sys.executable, "-I", str(script), *map(str, args)], **kw)
+
+
+def _home_dirs() -> list[str]:
+    homes = {os.path.expanduser("~"), "/root"}
+    return sorted(h for h in homes if h not in ("/", "") and os.path.isdir(h))
+
+
+def _interpreter_paths() -> list[str]:
+    """Paths inside a home directory that the worker's Python needs (pyenv, a venv, editable installs)."""
+    homes = _home_dirs()
+    wanted = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    wanted.update(p for p in sys.path if p)
+    import kvdata  # the package itself, wherever it is installed (editable installs point into a checkout)
+    wanted.add(str(Path(kvdata.__file__).resolve().parent.parent))
+    out = []
+    for p in sorted(wanted):
+        real = os.path.realpath(p)
+        if os.path.exists(real) and any(real == h or real.startswith(h + os.sep) for h in homes):
+            out.append(real)
+    # Keep only the outermost paths.
+    return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Kill a worker and everything it started (it runs in its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            child.kill()
+        proc.kill()
+    except (psutil.Error, ProcessLookupError):
+        pass
+
+
+def tree_rss_mb(pid: int) -> float:
+    try:
+        p = psutil.Process(pid)
+        procs = [p] + p.children(recursive=True)
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for q in procs:
+        try:
+            total += q.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+class _Watchdog(threading.Thread):
+    """Polls the worker tree's resident memory and kills it past the limit."""
+
+    def __init__(self, proc: subprocess.Popen, limits: SandboxLimits, period_s: float = 0.05):
+        super().__init__(daemon=True)
+        self.proc, self.limits, self.period_s = proc, limits, period_s
+        self.memory_exceeded = False
+        self.timed_out = False
+        self.peak_rss_mb = 0.0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set() and self.proc.poll() is None:
+            rss = tree_rss_mb(self.proc.pid)
+            self.peak_rss_mb = max(self.peak_rss_mb, rss)
+            if self.limits.memory_mb and rss > self.limits.memory_mb:
+                self.memory_exceeded = True
+                kill_tree(self.proc)
+                return
+            self._halt.wait(self.period_s)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(timeout=1)
+
+
+def _tail(f, limit: int) -> str:
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    f.seek(max(0, size - limit * 4))
+    text = f.read().decode("utf-8", "replace")
+    return text[-limit:]
