@@ -99,7 +99,7 @@ class KernelRecord:
     source: str                         # the Source that produced it, e.g. "hip_gpumode"
     language: str                       # "hip" | "triton"
     task_name: str
-    pytorch_code: str
+    pytorch_code: Optional[str]         # KernelBench-style reference; null only for mined kernels without one
     kernel_code: str
     license: str                        # SPDX id
     provenance: Provenance
@@ -193,7 +193,7 @@ KERNEL_SCHEMA = pa.schema([
     pa.field("language", pa.string(), nullable=False),
     pa.field("task_name", pa.string(), nullable=False),
     pa.field("variant", pa.string()),
-    pa.field("pytorch_code", pa.string(), nullable=False),
+    pa.field("pytorch_code", pa.string()),
     pa.field("pytorch_functional_code", pa.string()),
     pa.field("kernel_code", pa.string(), nullable=False),
     pa.field("baseline_kernel_code", pa.string()),
