@@ -50,6 +50,8 @@ class RejectReason(str, Enum):
     RUN_FAILED = "run_failed"                # upstream evaluation: did not run
     MISMATCH = "mismatch"                    # upstream evaluation: wrong output
     NOT_FASTER = "not_faster"                # upstream evaluation: speedup <= 1
+    MALFORMED = "malformed"                  # structure broken: unclosed comment / group, duplicated entry
+    NO_DECLARATION = "no_declaration"        # a documented API group that declares no function
     UNGROUNDED = "ungrounded"                # QA answer not found in the text it was mined from
     DUPLICATE_EXACT = "duplicate_exact"      # same normalised text as a kept row
     DUPLICATE_NEAR = "duplicate_near"        # MinHash near-duplicate of a kept row
