@@ -1,0 +1,21 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    """Inclusive prefix sum along the last dimension."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(8, 50)]
+
+
+def get_init_inputs():
+    return []
