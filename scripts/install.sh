@@ -10,6 +10,7 @@ PY=${PYTHON:-python3}
 need_apt=()
 command -v hipcc >/dev/null || need_apt+=(hipcc)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+[ -f /usr/include/thrust/complex.h ] || need_apt+=(libthrust-dev)  # torch/extension.h under hipcc needs thrust
 command -v clang-19 >/dev/null || need_apt+=(clang-19)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -1,0 +1,162 @@
+"""HIP-CudaAgent: PyTorch operators whose CUDA kernels were translated to HIP.
+
+Layout read::
+
+    <root>/LICENSE                  (optional when every record, or the ``license`` option, names one)
+    <root>/*.jsonl                  one translated task per line (option ``files``: a glob under the root)
+
+A line is a JSON object with
+
+=========================  ========  ==========================================================
+field                      required  meaning
+=========================  ========  ==========================================================
+``task_name``              yes       operator / task name
+``pytorch_code``           yes       KernelBench-style reference (class Model, get_inputs)
+``hip_code``               yes       the HIP PyTorch extension (PYBIND11_MODULE)
+``pytorch_functional_code``  no      functional form (module_fn)
+``cuda_code``              no        the CUDA kernel the HIP was translated from
+``license``                no        SPDX name of the record (unknown: rejected); else option; else LICENSE
+``repo``, ``path``,        no        upstream location of the record (provenance)
+``commit``, ``generator``
+``variant``                no        distinguishes several translations of one task
+``verification``           no        object with any ``schema.Verification`` field
+=========================  ========  ==========================================================
+
+The CUDA source is *dropped* from the row: ``baseline_kernel_code`` is null in this
+config (the baseline columns mean "HIP before optimisation", which a CUDA source is
+not), and the schema has no CUDA column. Provenance keeps the upstream repo and path,
+so the CUDA original stays one lookup away. One input record is one non-blank line.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import posixpath
+from typing import Iterator, Optional
+
+from kvdata.builders.base import Item, Source, open_fs
+from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
+    is_problem, read_text
+from kvdata.builders.hip_gpumode import COMMON_OPTIONS, check_known_options, make_provenance, relative, \
+    tree_license
+from kvdata.licenses import normalize_spdx
+from kvdata.schema import KernelRecord, RejectReason, Verification
+
+DEFAULT_FILES = "*.jsonl"
+REQUIRED_TEXT = ("task_name", "pytorch_code", "hip_code")
+_VERIFICATION_FIELDS = {f.name: f for f in dataclasses.fields(Verification)}
+
+
+def verification_from_record(value) -> Optional[Verification]:
+    """A Verification from a record's ``verification`` object; unknown keys and wrong types are dropped."""
+    if not isinstance(value, dict):
+        return None
+    kept = {}
+    for key, item in value.items():
+        if key not in _VERIFICATION_FIELDS or item is None:
+            continue
+        kind = _VERIFICATION_FIELDS[key].type
+        if "bool" in kind and isinstance(item, bool):
+            kept[key] = item
+        elif "float" in kind and isinstance(item, (int, float)) and not isinstance(item, bool):
+            kept[key] = float(item)
+        elif "str" in kind and isinstance(item, str):
+            kept[key] = item
+    return Verification(**kept) if kept else None
+
+
+class HipCudaAgentSource(Source):
+    """CUDA -> HIP translations with their PyTorch references, one JSON object per line.
+
+    Options: ``files`` (glob under the root, default ``*.jsonl``), ``license``, ``allow``,
+    ``repo``, ``commit``, ``path_prefix``, ``generator``, ``name``.
+    """
+
+    kind = "hip_cudaagent"
+    config = "hip_cudaagent"
+    pipeline = "cuda-agent"
+    description = "HIP-CudaAgent: PyTorch references with HIP extensions translated from CUDA"
+    options_known = COMMON_OPTIONS | {"files"}
+
+    def __init__(self, path: str, **options) -> None:
+        super().__init__(path, **options)
+        check_known_options(self.kind, options, self.options_known)
+
+    def read(self) -> Iterator[Item]:
+        fs, root = open_fs(self.path)
+        root = root.rstrip("/")
+        pattern = self.options.get("files", DEFAULT_FILES)
+        try:
+            files = sorted(fs.glob(posixpath.join(root, pattern)))
+        except (OSError, FileNotFoundError):
+            files = []
+        if not files:
+            yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
+            return
+        licenses: dict[str, tuple] = {}
+        for path in files:
+            name = relative(path, root)
+            raw = read_text(fs, path)
+            if is_problem(raw):
+                yield self.reject(name, *raw)
+                continue
+            for lineno, line in enumerate(raw.splitlines(), start=1):
+                if line.strip():
+                    yield self._translation(fs, root, name, lineno, line, licenses)
+
+    def _translation(self, fs, root, name, lineno, line, licenses) -> Item:
+        ref = f"{name}:{lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
+        if not isinstance(record, dict):
+            return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: a {type(record).__name__}, not an object")
+        for field in REQUIRED_TEXT:
+            problem = check_code(record.get(field), field)
+            if problem:
+                return self.reject(ref, *problem)
+        spdx, problem = self._license(fs, root, record.get("license"), licenses)
+        if problem:
+            return self.reject(ref, *problem)
+        problem = check_hip_extension(record["hip_code"]) or check_reference(record["pytorch_code"])
+        if problem:
+            return self.reject(ref, *problem)
+        functional = record.get("pytorch_functional_code")
+        if functional is not None:
+            problem = (check_code(functional, "pytorch_functional_code")
+                       or check_python(functional, "pytorch_functional_code"))
+            if problem:
+                return self.reject(ref, *problem)
+        variant = record.get("variant")
+        return KernelRecord(
+            subset=self.config, source=self.name, language="hip", task_name=record["task_name"].strip(),
+            pytorch_code=record["pytorch_code"], pytorch_functional_code=functional,
+            kernel_code=record["hip_code"], baseline_kernel_code=None, license=spdx,
+            provenance=self._provenance(record, name),
+            variant=str(variant) if variant is not None else None,
+            verification=verification_from_record(record.get("verification")),
+        )
+
+    def _license(self, fs, root, declared, cache: dict):
+        """The record's license, else the ``license`` option, else the root LICENSE file (cached).
+
+        A record that names a license nobody recognises is rejected ``unknown_license``
+        rather than relabelled with the tree's license: its own statement is the stronger one.
+        """
+        if declared not in (None, "", []) and normalize_spdx(declared) is None:
+            return None, (RejectReason.UNKNOWN_LICENSE, f"record license {declared!r} is not a known SPDX name")
+        declared = declared if declared not in (None, "", []) else self.options.get("license")
+        key = json.dumps(declared, sort_keys=True, default=str)
+        if key not in cache:
+            cache[key] = tree_license(fs, root, declared, self.options)
+        return cache[key]
+
+    def _provenance(self, record: dict, name: str):
+        """Record fields (repo/path/commit/generator) win over options; the path defaults to the file."""
+        given = {k: record[k] for k in ("repo", "path", "commit", "generator")
+                 if isinstance(record.get(k), str) and record[k]}
+        options = {**self.options, **given}
+        if "path" in given:  # an upstream path is used as is, without this tree's prefix
+            options["path_prefix"] = ""
+        return make_provenance(self.path, options, given.get("path", name), self.pipeline)
