@@ -31,8 +31,9 @@ from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, Source, open_fs
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
-from kvdata.builders.hip_gpumode import COMMON_OPTIONS, FUNCTIONAL_DIR, MODULE_DIR, check_known_options, \
-    make_provenance, read_functional, relative, tree_license
+from kvdata.builders.common import COMMON_OPTIONS, check_known_options, make_provenance, read_functional, relative, \
+    tree_license
+from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
 from kvdata.schema import KernelRecord, RejectReason, Verification
 
 REFERENCE_DIR = "reference"

@@ -37,8 +37,7 @@ from typing import Iterator, Optional
 from kvdata.builders.base import Item, Source, open_fs
 from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
     is_problem, read_text
-from kvdata.builders.hip_gpumode import COMMON_OPTIONS, check_known_options, make_provenance, relative, \
-    tree_license
+from kvdata.builders.common import COMMON_OPTIONS, check_known_options, make_provenance, relative, tree_license
 from kvdata.licenses import normalize_spdx
 from kvdata.schema import KernelRecord, RejectReason, Verification
 

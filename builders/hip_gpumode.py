@@ -36,99 +36,16 @@ import re
 from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, Source, open_fs
-from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
-    is_problem, read_text, today
-from kvdata.licenses import resolve_allowed, resolve_license
-from kvdata.schema import KernelRecord, Provenance, RejectReason, Verification
+from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_known_options, check_reference, \
+    is_problem, list_files, make_provenance, read_functional, read_text, relative, tree_license, \
+    verification_from_options
+from kvdata.schema import KernelRecord, RejectReason
 
 MODULE_DIR = "pytorch_code_module"
 FUNCTIONAL_DIR = "pytorch_code_functional"
 VARIANT_DIRS = ("hip_code", "hip_opt")
-DEFAULT_REPO = "amd/AIG-Datasets"
 
 _NUMBERED = re.compile(r"^(?P<task>.+)_(?P<n>\d+)$")
-_HF_URL = re.compile(r"^hf://(?:datasets/)?(?P<repo>[^/@]+/[^/@]+)(?:@(?P<rev>[^/]+))?/?(?P<rest>.*)$")
-
-
-# ----------------------------------------------------------------- shared helpers (used by hip2hip/cudaagent)
-def hub_location(url: str) -> tuple[Optional[str], Optional[str], str]:
-    """(repo, revision, path prefix inside the repo) of an ``hf://`` URL; (None, None, "") otherwise."""
-    m = _HF_URL.match(url)
-    if not m:
-        return None, None, ""
-    return m.group("repo"), m.group("rev"), m.group("rest").strip("/")
-
-
-def relative(path: str, root: str) -> str:
-    """``path`` relative to ``root``, with forward slashes (fsspec paths are POSIX-like)."""
-    path, root = str(path).replace("\\", "/"), str(root).replace("\\", "/").rstrip("/")
-    return path[len(root) + 1:] if path.startswith(root + "/") else path
-
-
-def list_files(fs, folder: str, suffix: str) -> list[str]:
-    """Files under ``folder`` (recursive) ending with ``suffix``, sorted; [] if the folder is absent."""
-    try:
-        if not fs.isdir(folder):
-            return []
-        return sorted(p for p in fs.find(folder) if str(p).endswith(suffix))
-    except (OSError, FileNotFoundError):
-        return []
-
-
-def make_provenance(source_path: str, options: dict, ref: str, pipeline: str) -> Provenance:
-    """Provenance of one input file: repo/commit/prefix from options, else from an hf:// URL."""
-    hub_repo, hub_rev, hub_prefix = hub_location(source_path)
-    prefix = options.get("path_prefix", hub_prefix) or ""
-    return Provenance(
-        repo=options.get("repo") or hub_repo or DEFAULT_REPO,
-        path=posixpath.join(prefix, ref) if prefix else ref,
-        commit=options.get("commit") or options.get("version") or hub_rev,
-        pipeline=options.get("pipeline", pipeline),
-        generator=options.get("generator"),
-        retrieved=today(),
-    )
-
-
-def read_functional(fs, path: str):
-    """A functional reference: None when the file is absent, else its code or the problem with it."""
-    try:
-        if not fs.exists(path):
-            return None
-    except OSError:
-        return None
-    code = read_text(fs, path)
-    if is_problem(code):
-        return code
-    return check_code(code, "pytorch_functional_code") or check_python(code, "pytorch_functional_code") or code
-
-
-COMMON_OPTIONS = frozenset({"name", "license", "allow", "repo", "commit", "version", "path_prefix",
-                            "pipeline", "generator", "hardware", "arch"})
-
-
-def check_known_options(kind: str, options: dict, known: frozenset) -> None:
-    """Raise ValueError for an option the Source does not know (a typo would otherwise be ignored)."""
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ValueError(f"{kind}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-
-
-def tree_license(fs, root: str, declared, options: dict):
-    """(SPDX, problem) of a tree. The allow-list is the build's job (its FilterLicenses step);
-    a Source applies one only when given the ``allow`` option, so a build with a wider
-    allow-list than the default still sees every row."""
-    allow = options.get("allow")
-    if allow is not None:
-        return resolve_allowed(fs, root, declared, [allow] if isinstance(allow, str) else allow)
-    return resolve_license(fs, root, declared)
-
-
-def verification_from_options(options: dict) -> Optional[Verification]:
-    """A Verification holding only where it was checked (``hardware``/``arch`` options), else None."""
-    hardware, arch = options.get("hardware"), options.get("arch")
-    if not hardware and not arch:
-        return None
-    return Verification(hardware=hardware, arch=arch)
 
 
 # ----------------------------------------------------------------- variant naming

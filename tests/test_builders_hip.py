@@ -10,7 +10,8 @@ import pytest
 from kvdata.builders import source_class
 from kvdata.builders.hip2hip import Hip2HipSource
 from kvdata.builders.hip_cudaagent import HipCudaAgentSource
-from kvdata.builders.hip_gpumode import HipGpuModeSource, hub_location, task_of_variant
+from kvdata.builders.common import hub_location
+from kvdata.builders.hip_gpumode import HipGpuModeSource, task_of_variant
 from kvdata.schema import KernelRecord, Reject, RejectReason
 
 LICENSE = "Permission is hereby granted, free of charge, to any person obtaining a copy ... " \
