@@ -1,0 +1,109 @@
+"""The training side of an overlap audit: rows with an id, the code to compare, and (optionally) a PyTorch reference.
+
+Accepted inputs: a built kvdata folder (``data/<config>/*.parquet``; all kernel configs, or the ones named), one
+config folder of parquet shards, or a single JSONL / JSON / parquet file with ``id`` and ``code`` columns (names
+overridable). Parquet is read directly with pyarrow: no ``datasets`` cache, no copy.
+Without an input, :func:`bundled_sample_rows` builds the bundled sample into a temporary folder.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+__all__ = ["TrainingRows", "load_training", "bundled_sample_rows"]
+
+
+@dataclass
+class TrainingRows:
+    """Training rows as parallel lists (ids unique). ``pytorch`` holds the PyTorch reference where there is one."""
+
+    ids: list[str]
+    code: list[str]
+    pytorch: list[Optional[str]]
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _read_rows(path: Path, columns: Sequence[str]) -> list[dict]:
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+        return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json" or text.lstrip().startswith("["):
+        data = json.loads(text)
+        return data if isinstance(data, list) else [data]
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg})") from exc
+    return rows
+
+
+def _built_config_files(folder: Path, configs: Optional[Sequence[str]]) -> list[Path]:
+    """The parquet shards of a built folder's kernel configs (QA rows hold no kernel code)."""
+    from kvdata.schema import KERNEL_CONFIGS
+
+    wanted = list(configs) if configs else list(KERNEL_CONFIGS)
+    files = []
+    for config in wanted:
+        files.extend(sorted((folder / "data" / config).glob("*.parquet")))
+    return files
+
+
+def load_training(path: str | Path, *, id_column: str = "id", code_column: str = "code",
+                  pytorch_column: str = "pytorch_code", configs: Optional[Sequence[str]] = None) -> TrainingRows:
+    """Training rows from a built folder, a folder of parquet shards, or one file.
+
+    A built folder's rows use ``kernel_code`` as code and ``pytorch_code`` as reference; a file uses
+    ``code_column`` (``code``), falling back to ``kernel_code`` when absent.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"training input {p} does not exist")
+    if p.is_dir():
+        files = _built_config_files(p, configs) if (p / "data").is_dir() else sorted(p.glob("*.parquet"))
+        if not files:
+            raise ValueError(f"{p}: no parquet shards (expected a built folder data/<config>/*.parquet)")
+        code_column = "kernel_code"
+    else:
+        files = [p]
+    ids: list[str] = []
+    code: list[str] = []
+    pytorch: list[Optional[str]] = []
+    for file in files:
+        rows = _read_rows(file, [id_column, code_column, "kernel_code", pytorch_column])
+        for n, row in enumerate(rows):
+            text = row.get(code_column, row.get("kernel_code"))
+            if id_column not in row or text is None:
+                raise ValueError(f"{file}: row {n} lacks {id_column!r} or {code_column!r} "
+                                 f"(columns: {sorted(row)}); set the column names")
+            ids.append(str(row[id_column]))
+            code.append(text)
+            pytorch.append(row.get(pytorch_column))
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        dup = [i for i in ids if i in seen or seen.add(i)]
+        raise ValueError(f"{p}: duplicate training ids, e.g. {dup[:5]}")
+    return TrainingRows(ids, code, pytorch, str(p))
+
+
+def bundled_sample_rows(workdir: Optional[str | Path] = None) -> TrainingRows:
+    """The bundled sample, built by the build pipeline into ``workdir`` (a temporary folder when None)."""
+    from kvdata.buildconfig import make_build_config
+    from kvdata.pipeline import build
+
+    out = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kvdata-audit-sample-"))
+    build(make_build_config(sample=True), out, progress=False)
+    rows = load_training(out)
+    rows.source = "bundled sample"
+    return rows
