@@ -152,6 +152,10 @@ class Sandbox:
                 cmd += ["--ro-bind", str(p), str(p)]
             for p in list(self.rw_binds) + [str(scratch)]:
                 cmd += ["--bind", str(p), str(p)]
+            # The tmpfs layers stay read-only: a write outside scratch fails loudly (EROFS)
+            # instead of landing in a private tmpfs where it would look like it succeeded.
+            for p in ["/tmp", "/run"] + _home_dirs():
+                cmd += ["--remount-ro", p]
             cmd += ["--chdir", str(scratch), "--clearenv"]
             for k, v in env.items():
                 cmd += ["--setenv", k, v]

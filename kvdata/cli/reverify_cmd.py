@@ -1,2 +1,92 @@
-"""Placeholder: filled in by its owner."""
-from kvdata.cli import main  # noqa: F401
+"""`kvdata reverify` and `kvdata reverify-report`: parse, call kvdata.reverify, print."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kvdata.cli import main
+
+
+@main.command("reverify")
+@click.option("--subset", help="Config to re-verify (e.g. triton), loaded from --data.")
+@click.option("--data", help="Built folder or Hub id for --subset.")
+@click.option("--input", "input_path", type=click.Path(exists=True, path_type=Path),
+              help="Rows to re-verify: .jsonl or .parquet (or a folder of parquet).")
+@click.option("--out", type=click.Path(path_type=Path), help="Results file: .jsonl (appended) or .parquet.")
+@click.option("--backend", help="triton-gpu, triton-interpreter, rocm, hip-compile, cuda-portability "
+                                "(default: the best one here for each sample's language).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--ray-address", help="Ray cluster address (--executor ray); default starts a local Ray.")
+@click.option("--gpus", type=int, help="One worker per GPU, GPUs 0..N-1.")
+@click.option("--workers", type=int, default=1, show_default=True, help="CPU worker slots (no --gpus).")
+@click.option("--shard", help="Only shard i of N (i/N), by a stable hash of the id.")
+@click.option("--seeds", type=int, default=3, show_default=True, help="Input sets per sample, drawn fresh.")
+@click.option("--seed", type=int, help="Fix the seeds (debugging only; fixed seeds can be special-cased).")
+@click.option("--timeout", type=float, default=300, show_default=True, help="Seconds per sample.")
+@click.option("--memory-mb", type=int, default=8192, show_default=True, help="Host memory per sample.")
+@click.option("--atol", type=float, help="Override atol for every language (rows' own atol still win).")
+@click.option("--rtol", type=float, help="Override rtol for every language (rows' own rtol still win).")
+@click.option("--speedup-limit", type=float, default=50.0, show_default=True,
+              help="Flag speedups above this as implausible.")
+@click.option("--no-timing", is_flag=True, help="Correctness only, even on a GPU.")
+@click.option("--limit", type=int, help="Only the first N samples.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), help="Compile cache root (default ~/.cache/kvdata).")
+@click.option("--report/--no-report", default=False, help="Write the report next to the results.")
+def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, gpus, workers, shard, seeds,
+                 seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, limit, cache_dir, report):
+    """Recompile and rerun samples in a sandbox and record whether they are still correct."""
+    from kvdata.reverify import reverify
+    from kvdata.reverify.config import ReverifyConfig, TimingConfig
+    from kvdata.reverify.executors import parse_shard
+    from kvdata.reverify.samples import SampleError, load_subset, read_samples
+    from kvdata.schema import DEFAULT_TOLERANCES
+
+    if bool(subset) == bool(input_path):
+        raise click.UsageError("give exactly one of --subset or --input")
+    if out is None:
+        out = Path(f"reverify-{subset or input_path.stem}.jsonl")
+    try:
+        samples = load_subset(subset, data) if subset else read_samples(input_path)
+    except (SampleError, FileNotFoundError, ValueError) as e:
+        raise click.ClickException(str(e))
+    if limit:
+        samples = samples[:limit]
+    tolerances = {}
+    if atol is not None or rtol is not None:
+        for lang, (a, r) in DEFAULT_TOLERANCES.items():
+            tolerances[lang] = [atol if atol is not None else a, rtol if rtol is not None else r]
+    config = ReverifyConfig(backend=backend, seeds=seeds, seed=seed, timeout_s=timeout, memory_mb=memory_mb,
+                            speedup_limit=speedup_limit, tolerances=tolerances,
+                            timing=TimingConfig(enabled=not no_timing))
+    try:
+        summary = reverify(samples, out, config, executor=executor, workers=workers, gpus=gpus,
+                           shard=parse_shard(shard) if shard else None, cache_root=cache_dir,
+                           ray_address=ray_address)
+    except ValueError as e:
+        raise click.ClickException(str(e))
+    click.echo(f"{summary.total} samples: {summary.already_done} already done, {summary.ran} verified now")
+    for status, n in sorted(summary.counts.items()):
+        click.echo(f"  {status:14s} {n}")
+    click.echo(f"results: {summary.parquet or summary.results}")
+    if report:
+        from kvdata.reverify.report import write_report
+
+        path = write_report(summary.parquet or summary.results, Path(out).parent / (Path(out).stem + "-report"),
+                            corpus_rows=[s.__dict__ for s in samples])
+        click.echo(f"report: {path}")
+
+
+@main.command("reverify-report")
+@click.argument("results", type=click.Path(exists=True, path_type=Path))
+@click.option("--corpus", type=click.Path(exists=True, path_type=Path),
+              help="Built folder / parquet / jsonl whose recorded `verification` the drift table compares with.")
+@click.option("--subset", help="Config of --corpus to read (built folder).")
+@click.option("--out-dir", type=click.Path(path_type=Path), help="Where to write report.md and plots.")
+def reverify_report_cmd(results, corpus, subset, out_dir):
+    """Summarise a results file: counts by status, plots, drift against the corpus."""
+    from kvdata.reverify.report import load_corpus_rows, write_report
+
+    corpus_rows = load_corpus_rows(corpus, subset) if corpus else None
+    out_dir = out_dir or results.parent / (results.stem + "-report")
+    click.echo(f"report: {write_report(results, out_dir, corpus_rows=corpus_rows)}")

@@ -1,0 +1,4 @@
+"""`python -m kvdata` runs the same CLI as the `kvdata` command."""
+from kvdata.cli import main
+
+main()

@@ -1,0 +1,84 @@
+"""Re-verification settings: tolerances, seeds, limits, timing, and which flags fail a sample.
+
+One ``ReverifyConfig`` describes a run. Tolerances resolve per row, then per subset,
+then per language (``schema.DEFAULT_TOLERANCES``: the upstream evaluation's values).
+``config_hash`` keys resumable results: changing anything that could change a verdict
+gives a new hash, so old results are not mistaken for new ones. Seeds are *not* part
+of the hash: they are drawn afresh on every run (a fixed seed could be special-cased).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from kvdata.schema import DEFAULT_TOLERANCES
+
+# Flags that make a sample fail even when its outputs match (status "flagged").
+FAILING_FLAGS = frozenset({
+    "no_kernel_launch",         # the candidate computed with torch only
+    "inputs_mutated",           # the candidate wrote into its inputs
+    "output_aliases_input",     # the candidate returned (a view of) one of its inputs
+    "output_aliases_reference", # the candidate returned (a view of) the reference's output
+    "inconsistent_runs",        # the second candidate run disagreed with the first
+})
+# Flags recorded for the reader but not failing by default.
+WARNING_FLAGS = frozenset({
+    "degenerate",               # the reference is too small for the tolerance to tell it from zeros
+    "implausible_speedup",      # faster than ``speedup_limit``: suspicious timing
+    "state_dict_mismatch",      # ModelNew's parameters do not match Model's by name
+    "reference_nonfinite",      # the reference output itself has NaN/inf
+})
+
+
+@dataclass
+class TimingConfig:
+    """GPU timing: warm-up, then ``reps`` runs each preceded by an L2 flush, median of device events."""
+
+    enabled: bool = True        # ignored on the CPU interpreter (correctness only there)
+    warmup: int = 3
+    reps: int = 20
+    flush_mb: int = 256         # size of the buffer written between runs to evict L2
+    max_seconds: float = 10.0   # stop repeating once this much time is spent (slow kernels)
+
+
+@dataclass
+class ReverifyConfig:
+    backend: Optional[str] = None             # None: the default backend for each sample's language
+    seeds: int = 3                            # input sets per sample, each drawn fresh
+    seed: Optional[int] = None                # fix the seed draw (debugging); None draws from os.urandom
+    timeout_s: float = 300.0                  # whole sample: reference + compile + runs + timing
+    memory_mb: int = 8192                     # resident memory of the worker's process tree (host RAM)
+    poison_mb: int = 64                       # NaN block written and freed before each candidate run
+    speedup_limit: float = 50.0               # speedups above this are flagged `implausible_speedup`
+    tolerances: dict = field(default_factory=dict)          # language -> [atol, rtol]
+    subset_tolerances: dict = field(default_factory=dict)   # subset -> [atol, rtol]
+    failing_flags: frozenset = FAILING_FLAGS
+    timing: TimingConfig = field(default_factory=TimingConfig)
+
+    def tolerance(self, language: str, subset: Optional[str] = None,
+                  row_atol: Optional[float] = None, row_rtol: Optional[float] = None) -> tuple[float, float]:
+        """(atol, rtol) for a row: the row's own values win, then the subset's, then the language's."""
+        atol, rtol = self.tolerances.get(language) or DEFAULT_TOLERANCES.get(language, (1e-4, 1e-4))
+        if subset and subset in self.subset_tolerances:
+            atol, rtol = self.subset_tolerances[subset]
+        atol = row_atol if row_atol is not None else atol
+        rtol = row_rtol if row_rtol is not None else rtol
+        return float(atol), float(rtol)
+
+    def config_hash(self) -> str:
+        """Hash of everything that can change a verdict (not the seeds, not the limits)."""
+        keyed = {
+            "seeds": self.seeds, "poison_mb": self.poison_mb, "speedup_limit": self.speedup_limit,
+            "tolerances": self.tolerances, "subset_tolerances": self.subset_tolerances,
+            "failing_flags": sorted(self.failing_flags), "timing": dataclasses.asdict(self.timing),
+        }
+        blob = json.dumps(keyed, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:12]
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["failing_flags"] = sorted(self.failing_flags)
+        return d

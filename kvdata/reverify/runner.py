@@ -1,0 +1,274 @@
+"""Parent side of one sample: write the job, run it in a warm sandboxed worker, judge the tensors.
+
+``Verifier`` owns one warm worker per backend for one worker slot (a GPU, or a CPU
+slot). ``verify(sample)`` returns the result row. Everything that decides the verdict
+happens here, in the trusted parent, from tensors loaded with ``weights_only=True``:
+the worker's exit code and output are only used to say *how* a sample failed.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import os
+import secrets
+import shutil
+import time
+from pathlib import Path
+from typing import Optional
+
+from kvdata.reverify import checks
+from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve_backend
+from kvdata.reverify.config import ReverifyConfig
+from kvdata.reverify.harness import CAND_FILE, JOB_FILE, META_FILE
+from kvdata.reverify.samples import Sample
+from kvdata.reverify.store import result_key
+from kvdata.reverify.worker import WarmWorker
+
+STATUSES = ("correct", "incorrect", "compile_error", "runtime_error", "timeout", "crashed", "flagged",
+            "compiled", "no_reference", "skipped")
+
+
+def default_cache_root() -> Path:
+    return Path(os.environ.get("KVDATA_CACHE", Path.home() / ".cache" / "kvdata")) / "reverify"
+
+
+def draw_seeds(n: int, fixed: Optional[int] = None) -> list[int]:
+    """Fresh seeds every run (a fixed list could be special-cased); ``fixed`` for debugging only."""
+    if fixed is not None:
+        return [fixed + i for i in range(n)]
+    return [secrets.randbelow(2**31 - 1) for _ in range(n)]
+
+
+class Verifier:
+    """Verifies samples one at a time on one worker slot."""
+
+    def __init__(self, config: ReverifyConfig, cache_root: Optional[Path] = None,
+                 scratch_root: Optional[Path] = None, visible_device: Optional[str] = None):
+        self.config = config
+        self.cache_root = Path(cache_root or default_cache_root())
+        self.scratch_root = scratch_root
+        self.visible_device = visible_device
+        self.workers: dict[str, WarmWorker] = {}
+        self.backends: dict[str, object] = {}
+        self.environments: dict[str, dict] = {}
+
+    # ---------------------------------------------------------------- backends and workers
+    def backend_for(self, sample: Sample) -> str:
+        return resolve_backend(sample.language, self.config.backend)
+
+    def _backend(self, name: str):
+        if name not in self.backends:
+            backend = create_backend(name)
+            ok, why = backend.is_available()
+            if not ok:
+                raise BackendUnavailable(f"{name}: {why}")
+            self.backends[name] = backend
+            self.environments[name] = backend.environment()
+        return self.backends[name]
+
+    def cache_dir(self, name: str) -> Path:
+        """Compiled artifacts by toolchain and arch: Triton's cache for this backend lives here."""
+        env = self.environments[name]
+        tag = "-".join(str(env.get(k) or "na") for k in ("arch", "triton_version", "rocm_version"))
+        d = self.cache_root / name / tag.replace("/", "_").replace(" ", "_")
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def _worker(self, name: str) -> WarmWorker:
+        if name not in self.workers:
+            from kvdata.sandbox import Sandbox, SandboxLimits
+
+            backend = self._backend(name)
+            cache = self.cache_dir(name)
+            env = dict(backend.worker_env())
+            env["TRITON_CACHE_DIR"] = str(cache / "triton")
+            env["KVDATA_CACHE"] = str(cache)
+            if self.visible_device is not None:
+                env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = self.visible_device
+            limits = SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb,
+                                   gpu=backend.device() != "cpu")
+            sandbox = Sandbox(limits=limits, scratch_root=self.scratch_root, rw_binds=[str(cache)], env=env)
+            self.workers[name] = WarmWorker(name, sandbox)
+        return self.workers[name]
+
+    def close(self) -> None:
+        for w in self.workers.values():
+            w.cleanup()
+        self.workers.clear()
+
+    # ---------------------------------------------------------------- one sample
+    def key(self, sample: Sample) -> str:
+        try:
+            name = self.backend_for(sample)
+        except BackendUnavailable:
+            name = None
+        return result_key({"id": sample.id, "backend": name, "config_hash": self.config.config_hash()})
+
+    def verify(self, sample: Sample) -> dict:
+        t0 = time.monotonic()
+        atol, rtol = self.config.tolerance(sample.language, sample.subset, sample.atol, sample.rtol)
+        row = {"id": sample.id, "subset": sample.subset, "task_name": sample.task_name,
+               "language": sample.language, "atol": atol, "rtol": rtol, "flags": [],
+               "config_hash": self.config.config_hash(), "correct": False}
+        try:
+            name = self.backend_for(sample)
+            row["backend"] = name
+            backend = self._backend(name)
+        except BackendUnavailable as e:
+            return self._finish(row, "skipped", str(e), t0)
+        row.update(self.environments[name])
+        row["portability"] = bool(backend.portability)
+        from kvdata.sandbox import isolation_level
+
+        row["isolation"] = isolation_level()
+        if not backend.compile_only and not (sample.pytorch_code or "").strip():
+            return self._finish(row, "no_reference", "sample has no pytorch_code to compare against", t0)
+
+        worker = self._worker(name)
+        seeds = draw_seeds(self.config.seeds, self.config.seed)
+        row["seeds"] = seeds
+        try:
+            job_dir = worker.new_job_dir()
+        except Exception as e:  # noqa: BLE001 - a worker that cannot start fails this sample only
+            return self._finish(row, "crashed", f"worker did not start: {e}", t0)
+        cache = self.cache_dir(name) / "triton"
+        entries_before = _count_entries(cache)
+        job = {"sample": sample.to_job(), "seeds": seeds, "device": backend.device(), "backend": name,
+               "cache_dir": str(self.cache_dir(name)), "poison_mb": self.config.poison_mb,
+               "timing": vars(self.config.timing) if self.config.timing.enabled else None}
+        (job_dir / JOB_FILE).write_text(json.dumps(job))
+        outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb)
+        try:
+            self._judge(row, backend, outcome, job_dir, atol, rtol)
+        finally:
+            shutil.rmtree(job_dir, ignore_errors=True)
+        if row.get("cache_hit") is None and name == "triton-gpu" and row["status"] in ("correct", "incorrect", "flagged"):
+            row["cache_hit"] = _count_entries(cache) == entries_before
+        row["peak_rss_mb"] = outcome.status.get("peak_rss_mb")
+        child_s = outcome.status.get("wall_s")
+        row["overhead_s"] = None if child_s is None else max(0.0, time.monotonic() - t0 - child_s)
+        return self._finish(row, row["status"], row.get("message", ""), t0)
+
+    def _finish(self, row: dict, status: str, message: str, t0: float) -> dict:
+        row["status"] = status
+        row["message"] = (message or "")[:4000]
+        row["correct"] = status == "correct"
+        row["wall_s"] = time.monotonic() - t0
+        row["verified_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        return row
+
+    # ---------------------------------------------------------------- the verdict
+    def _judge(self, row: dict, backend, outcome, job_dir: Path, atol: float, rtol: float) -> None:
+        meta = _read_json(job_dir / META_FILE)
+        stage, error = meta.get("stage"), meta.get("error")
+        log_tail = _tail(job_dir / "worker.log")
+        status = outcome.status
+        row["stage_s"] = meta.get("stage_s")
+        if meta.get("cache_hit") is not None:
+            row["cache_hit"] = meta["cache_hit"]
+
+        def done(st: str, msg: str) -> None:
+            row["status"], row["message"] = st, msg
+
+        if outcome.worker_died:
+            return done("crashed", f"worker died during stage {stage!r}; it is restarted for the next sample")
+        if status.get("timed_out"):
+            return done("timeout", f"over {self.config.timeout_s:.0f}s during stage {stage!r}")
+        if status.get("memory_exceeded"):
+            row["flags"].append("memory_exceeded")
+            return done("crashed", f"over {self.config.memory_mb} MB during stage {stage!r}")
+        err_msg = f"{error['type']}: {error['message']}" if error else ""
+        if backend.compile_only:
+            row["compile_ok"] = stage == "done"
+            return done("compiled" if stage == "done" else "compile_error", err_msg or log_tail)
+        if stage in ("start", "reference", None) or outcome.reference is None:
+            if error or stage == "reference":
+                return done("no_reference", f"reference failed: {err_msg or log_tail}")
+            return done("crashed", _death(status, stage, log_tail))
+        if stage == "compile":
+            row["compile_ok"] = False
+            return done("compile_error" if error else "crashed", err_msg or _death(status, stage, log_tail))
+        row["compile_ok"] = True
+        if error:
+            return done("runtime_error", err_msg)
+        cand_path = job_dir / CAND_FILE
+        if not cand_path.exists() or stage not in ("run", "time", "done"):
+            return done("crashed", _death(status, stage, log_tail))
+        if stage != "done":
+            return done("crashed", _death(status, stage, log_tail))
+
+        import torch
+
+        try:
+            ref = torch.load(io.BytesIO(outcome.reference), weights_only=True, map_location="cpu")
+        except Exception as e:  # noqa: BLE001
+            return done("no_reference", f"reference outputs unreadable: {e}")
+        try:
+            cand = torch.load(cand_path, weights_only=True, map_location="cpu")
+            rounds_a, rounds_b, inputs_after = cand["A"], cand["B"], cand["inputs_after"]
+        except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
+            return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
+        self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol)
+
+    def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol) -> None:
+        n = len(ref["outputs"])
+        if len(rounds_a) != n or len(rounds_b) != n:
+            row["status"], row["message"] = "incorrect", "candidate did not run every seed"
+            return
+        first = [checks.compare_outputs(a, r, atol, rtol) for a, r in zip(rounds_a, ref["outputs"])]
+        second = [checks.compare_outputs(b, r, atol, rtol) for b, r in zip(rounds_b, ref["outputs"])]
+        verdict = checks.check_every_seed(first + second)
+        flags = row["flags"]
+        flags += checks.check_rerun_after_reference(first, second)
+        flags += checks.check_inputs_unchanged(ref["inputs"], inputs_after)
+        launches = (meta.get("launches") or {})
+        flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
+        if meta.get("output_aliases_input"):
+            flags.append("output_aliases_input")
+        if meta.get("output_aliases_reference"):
+            flags.append("output_aliases_reference")
+        if meta.get("state_dict_mismatch"):
+            flags.append("state_dict_mismatch")
+        flags += checks.check_reference_finite([t for seed in ref["outputs"] for t in seed])
+        if all(checks.check_degenerate_reference(seed, atol, rtol) for seed in ref["outputs"]):
+            flags.append("degenerate")
+        row["ref_ms"], row["kernel_ms"] = meta.get("ref_ms"), meta.get("kernel_ms")
+        if row["ref_ms"] and row["kernel_ms"]:
+            row["speedup"] = row["ref_ms"] / row["kernel_ms"]
+            flags += checks.check_plausible_speedup(row["speedup"], self.config.speedup_limit)
+        row["max_abs_err"] = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
+        failing = [f for f in flags if f in self.config.failing_flags]
+        if not verdict.ok:
+            row["status"], row["message"] = "incorrect", verdict.message
+        elif failing:
+            row["status"], row["message"] = "flagged", "outputs match but: " + ", ".join(failing)
+        else:
+            row["status"], row["message"] = "correct", ""
+
+
+def _count_entries(d: Path) -> int:
+    try:
+        return len(os.listdir(d))
+    except OSError:
+        return 0
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _tail(path: Path, n: int = 1500) -> str:
+    try:
+        return path.read_text(errors="replace")[-n:]
+    except OSError:
+        return ""
+
+
+def _death(status: dict, stage, log_tail: str) -> str:
+    how = f"signal {status['signal']}" if status.get("signal") else f"exit code {status.get('returncode')}"
+    return f"worker ended ({how}) during stage {stage!r} without writing its outputs. {log_tail[-500:]}"

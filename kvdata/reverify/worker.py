@@ -1,0 +1,371 @@
+"""Warm workers: a sandboxed zygote that imports torch/Triton once and forks a fresh child per sample.
+
+Why a zygote: importing torch and Triton costs seconds, far over the per-sample budget,
+but one long-lived process that runs sample after sample would let one sample's
+monkeypatching leak into the next. The zygote imports everything, never runs sample
+code and never touches the GPU (CUDA does not survive a fork); each sample runs in a
+child forked from it, so it starts from a clean, pre-imported state and its CUDA
+context, device errors included, dies with it.
+
+Protocol (zygote stdin/stdout, the parent's side is ``WarmWorker``): the parent sends one
+JSON line ``{"op": "run", "job": DIR, "timeout_s": T, "memory_mb": M}``; the zygote
+answers with frames, each a JSON header line, optionally followed by ``nbytes`` raw bytes:
+``{"frame": "reference", "nbytes": N}`` (the reference outputs, read from a pipe the child
+closes before importing candidate code) and then ``{"frame": "status", ...}`` (exit code,
+signal, timeout, memory, wall time — observed by the zygote, not reported by the child).
+The child's stdout/stderr go to a log file; it never holds the protocol pipe.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+
+
+# ============================================================================ zygote side
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _preload(backend_name: str) -> None:
+    """Import what every sample needs, without initialising any device."""
+    import torch  # noqa: F401
+    import torch.nn  # noqa: F401
+
+    try:
+        import triton  # noqa: F401
+        import triton.language  # noqa: F401
+        import triton.runtime.jit  # noqa: F401
+        if os.environ.get("TRITON_INTERPRET") == "1":
+            import triton.runtime.interpreter  # noqa: F401
+    except ImportError:
+        pass
+    try:
+        import numpy.random  # noqa: F401  (seed_everything seeds it)
+    except ImportError:
+        pass
+    import io
+    import kvdata.reverify.checks  # noqa: F401
+    import kvdata.reverify.harness  # noqa: F401
+    from kvdata.reverify.backends import backend_class
+
+    backend_class(backend_name)
+    torch.save({"warm": [1]}, io.BytesIO())      # pulls in the pickling machinery; no device, no threads
+    # Everything imported so far is permanent: a child's gc.collect() neither scans it nor
+    # touches its pages (no copy-on-write storm after fork).
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+def _kill_descendants() -> None:
+    """Kill every process below the zygote (orphans of a sample reparent to it: it is a subreaper)."""
+    import psutil
+
+    try:
+        kids = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return
+    for k in kids:
+        try:
+            k.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(kids, timeout=2)
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _child(job_dir: Path, ref_fd: int, proto_fds: tuple[int, ...], memory_mb: Optional[int]) -> None:
+    """In the forked child: detach from the protocol, confine output, run the job, never return."""
+    try:
+        os.setpgid(0, 0)
+        _prctl(PR_SET_DUMPABLE, 1)
+        log = os.open(job_dir / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        for fd in set(proto_fds) | {log, null}:
+            if fd > 2:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", buffering=1, closefd=False)
+        sys.stderr = open(2, "w", buffering=1, closefd=False)
+        from kvdata.reverify.harness import run_job
+
+        run_job(job_dir, ref_fd)
+    except BaseException:  # noqa: BLE001
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        os._exit(0)
+
+
+def _run_one(msg: dict, proto_fds: tuple[int, ...]) -> tuple[bytes, dict]:
+    import psutil
+
+    job_dir = Path(msg["job"])
+    timeout_s = float(msg.get("timeout_s", 300))
+    memory_mb = msg.get("memory_mb")
+    r, w = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        _child(job_dir, w, proto_fds, memory_mb)
+    os.close(w)
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            b = os.read(r, 1 << 20)
+            if not b:
+                return
+            chunks.append(b)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    status = {"frame": "status", "returncode": None, "signal": None, "timed_out": False,
+              "memory_exceeded": False, "peak_rss_mb": 0.0}
+    proc = psutil.Process(pid)
+    while True:
+        done, wstatus = os.waitpid(pid, os.WNOHANG)
+        if done:
+            if os.WIFSIGNALED(wstatus):
+                status["signal"] = os.WTERMSIG(wstatus)
+                status["returncode"] = -status["signal"]
+            else:
+                status["returncode"] = os.WEXITSTATUS(wstatus)
+            break
+        rss = _tree_rss_mb(proc)
+        status["peak_rss_mb"] = max(status["peak_rss_mb"], rss)
+        over_time = time.monotonic() - t0 > timeout_s
+        over_mem = bool(memory_mb) and rss > memory_mb
+        if over_time or over_mem:
+            status["timed_out"] |= over_time
+            status["memory_exceeded"] |= over_mem
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _, wstatus = os.waitpid(pid, 0)
+            status["signal"] = os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None
+            status["returncode"] = -status["signal"] if status["signal"] else os.WEXITSTATUS(wstatus)
+            break
+        time.sleep(0.01)
+    _kill_descendants()
+    reader.join(timeout=5)
+    os.close(r)
+    status["wall_s"] = time.monotonic() - t0
+    return b"".join(chunks), status
+
+
+def _tree_rss_mb(proc) -> float:
+    import psutil
+
+    total = 0
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0.0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total / 2**20
+
+
+def zygote_main(argv: Optional[list[str]] = None) -> None:
+    """Entry point of the sandboxed zygote: ``python -m kvdata.reverify.worker BACKEND``."""
+    argv = sys.argv[1:] if argv is None else argv
+    backend_name = argv[0]
+    t0 = time.monotonic()
+    proto_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)                                   # stray prints cannot corrupt the protocol
+    proto_in = os.fdopen(os.dup(0), "rb")
+    _preload(backend_name)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(PR_SET_DUMPABLE, 0)                      # children cannot read our memory or fds
+    proto_fds = (proto_out.fileno(), proto_in.fileno(), 0)
+
+    def send(header: dict, payload: bytes = b"") -> None:
+        header = dict(header, nbytes=len(payload))
+        proto_out.write(json.dumps(header).encode() + b"\n")
+        if payload:
+            proto_out.write(payload)
+        proto_out.flush()
+
+    send({"frame": "ready", "pid": os.getpid(), "import_s": time.monotonic() - t0})
+    for line in proto_in:
+        msg = json.loads(line)
+        if msg.get("op") == "exit":
+            break
+        if msg.get("op") == "ping":
+            send({"frame": "pong"})
+            continue
+        ref, status = _run_one(msg, proto_fds)
+        if ref:
+            send({"frame": "reference"}, ref)
+        send(status)
+
+
+# ============================================================================ parent side
+class WorkerDied(RuntimeError):
+    """The zygote itself died or stopped answering; the sample in flight gets `crashed`."""
+
+
+@dataclass
+class JobOutcome:
+    reference: Optional[bytes]
+    status: dict
+    worker_died: bool = False
+
+
+@dataclass
+class WarmWorker:
+    """The parent's handle on one sandboxed zygote (one per GPU, or per CPU worker slot)."""
+
+    backend: str
+    sandbox: "object"                      # kvdata.sandbox.Sandbox
+    startup_timeout_s: float = 180.0
+    proc: Optional[subprocess.Popen] = None
+    scratch: Optional[Path] = None
+    import_s: Optional[float] = None
+    starts: int = 0
+    _frames: "queue.Queue" = field(default_factory=queue.Queue)
+    _jobs: int = 0
+
+    def start(self) -> None:
+        scratch = self.sandbox.make_scratch()
+        log = open(scratch / "zygote.log", "wb")
+        self.proc, self.scratch = self.sandbox.popen(
+            [sys.executable, "-I", "-m", "kvdata.reverify.worker", self.backend], scratch=scratch,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        log.close()
+        self._frames = queue.Queue()
+        threading.Thread(target=self._read_frames, args=(self.proc, self._frames), daemon=True).start()
+        self.starts += 1
+        ready = self._next_frame(self.startup_timeout_s)
+        if ready is None or ready[0].get("frame") != "ready":
+            tail = (scratch / "zygote.log").read_text(errors="replace")[-3000:]
+            self.stop()
+            raise WorkerDied(f"worker for {self.backend} did not start: {tail}")
+        self.import_s = ready[0].get("import_s")
+
+    @staticmethod
+    def _read_frames(proc: subprocess.Popen, frames: "queue.Queue") -> None:
+        out = proc.stdout
+        try:
+            while True:
+                line = out.readline()
+                if not line:
+                    break
+                header = json.loads(line)
+                payload = out.read(header.get("nbytes", 0)) if header.get("nbytes") else b""
+                frames.put((header, payload))
+        except (ValueError, OSError):
+            pass
+        frames.put(None)
+
+    def _next_frame(self, timeout: float):
+        try:
+            return self._frames.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def new_job_dir(self) -> Path:
+        if not self.alive:
+            self.start()
+        self._jobs += 1
+        d = self.scratch / "jobs" / str(self._jobs)
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def run(self, job_dir: Path, timeout_s: float, memory_mb: Optional[int]) -> JobOutcome:
+        """Run the job in ``job_dir``; a dead or silent zygote is stopped and reported, never raised."""
+        if not self.alive:
+            self.start()
+        msg = {"op": "run", "job": str(job_dir), "timeout_s": timeout_s, "memory_mb": memory_mb}
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.stop()
+            return JobOutcome(None, {}, worker_died=True)
+        reference = None
+        deadline = time.monotonic() + timeout_s + 30
+        while True:
+            frame = self._next_frame(max(0.1, deadline - time.monotonic()))
+            if frame is None:               # zygote died (EOF) or hung past the backstop
+                self.stop()
+                return JobOutcome(reference, {}, worker_died=True)
+            header, payload = frame
+            if header.get("frame") == "reference":
+                reference = payload
+            elif header.get("frame") == "status":
+                return JobOutcome(reference, header)
+
+    def stop(self) -> None:
+        from kvdata.sandbox import kill_tree
+
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    self.proc.stdin.write(b'{"op": "exit"}\n')
+                    self.proc.stdin.flush()
+                    self.proc.wait(timeout=2)
+                except (OSError, subprocess.TimeoutExpired, ValueError):
+                    pass
+            kill_tree(self.proc)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        self.proc = None
+
+    def cleanup(self) -> None:
+        import shutil
+
+        self.stop()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    zygote_main()

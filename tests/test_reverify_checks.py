@@ -1,0 +1,92 @@
+"""Each check against the trick it names, on real tensors (the end-to-end versions run in
+tests/test_reverify_hostile.py)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kvdata.reverify import checks
+from kvdata.reverify.config import ReverifyConfig
+
+
+def test_compare_outputs_catches_wrong_shape_nan_and_subclass():
+    ref = [torch.ones(4, 4)]
+    assert checks.compare_outputs([torch.ones(4, 4) + 1e-5], ref, 1e-3, 1e-4).ok
+    assert not checks.compare_outputs([torch.ones(4, 4) + 0.1], ref, 1e-3, 1e-4).ok
+    assert not checks.compare_outputs([torch.ones(16)], ref, 1e-3, 1e-4).ok
+    assert not checks.compare_outputs([torch.full((4, 4), float("nan"))], ref, 1e-3, 1e-4).ok
+    assert not checks.compare_outputs([], ref, 1e-3, 1e-4).ok
+
+    class Liar(torch.Tensor):
+        pass
+
+    assert not checks.compare_outputs([torch.ones(4, 4).as_subclass(Liar)], ref, 1e-3, 1e-4).ok
+
+
+def test_every_seed_must_match():
+    ok, bad = checks.Comparison(True, 0.0), checks.Comparison(False, 1.0, "differs")
+    assert checks.check_every_seed([ok, ok, ok]).ok
+    assert not checks.check_every_seed([ok, bad, ok]).ok       # special-casing one seed
+
+
+def test_rerun_after_reference_flags_inconsistency():
+    ok, bad = checks.Comparison(True), checks.Comparison(False)
+    assert checks.check_rerun_after_reference([bad], [ok]) == ["inconsistent_runs"]
+    assert checks.check_rerun_after_reference([ok], [ok]) == []
+
+
+def test_inputs_unchanged():
+    x = torch.randn(8)
+    assert checks.check_inputs_unchanged([[x]], [[x.clone()]]) == []
+    assert checks.check_inputs_unchanged([[x]], [[torch.zeros(8)]]) == ["inputs_mutated"]
+    assert checks.check_inputs_unchanged([[x, 3]], [[x.clone(), 4]]) == ["inputs_mutated"]
+
+
+def test_kernel_launched():
+    assert checks.check_kernel_launched([1, 2, 1]) == []
+    assert checks.check_kernel_launched([1, 0, 1]) == ["no_kernel_launch"]
+    assert checks.check_kernel_launched([None, None]) == []
+
+
+def test_degenerate_reference():
+    assert checks.check_degenerate_reference([torch.full((8,), 1e-5)], 1e-3, 1e-4) == ["degenerate"]
+    assert checks.check_degenerate_reference([torch.randn(8)], 1e-3, 1e-4) == []
+
+
+def test_plausible_speedup():
+    assert checks.check_plausible_speedup(120.0, 50.0) == ["implausible_speedup"]
+    assert checks.check_plausible_speedup(3.0, 50.0) == []
+    assert checks.check_plausible_speedup(None, 50.0) == []
+
+
+def test_output_aliases_input_and_views():
+    x = torch.randn(4, 4)
+    assert checks.output_aliases([x], [x])
+    assert checks.output_aliases([x[1:]], [x])
+    assert not checks.output_aliases([x.clone()], [x])
+
+
+def test_poison_allocator_fills_what_it_frees():
+    """The poison blocks are NaN-filled before being freed; a same-size allocation right
+    after is either that block (NaN) or fresh zero pages — never a stale right answer."""
+    answer = torch.arange(1, 257, dtype=torch.float32)
+    del answer
+    checks.poison_allocator("cpu", [(256,)], [torch.float32], 0)
+    reused = torch.empty(256)
+    assert not torch.equal(reused, torch.arange(1, 257, dtype=torch.float32))
+
+
+def test_tolerances_resolve_row_then_subset_then_language():
+    cfg = ReverifyConfig(subset_tolerances={"hip_gpumode": [1e-2, 1e-2]})
+    assert cfg.tolerance("hip") == (1e-4, 1e-4)
+    assert cfg.tolerance("triton") == (1e-3, 1e-4)
+    assert cfg.tolerance("hip", "hip_gpumode") == (1e-2, 1e-2)
+    assert cfg.tolerance("hip", "hip_gpumode", row_atol=0.5) == (0.5, 1e-2)
+    assert ReverifyConfig(seeds=2).config_hash() != ReverifyConfig(seeds=3).config_hash()
+    assert ReverifyConfig(seed=1).config_hash() == ReverifyConfig(seed=2).config_hash()
+
+
+@pytest.mark.parametrize("flag", sorted(ReverifyConfig().failing_flags))
+def test_failing_flags_are_documented_checks(flag):
+    assert flag in {"no_kernel_launch", "inputs_mutated", "output_aliases_input", "output_aliases_reference",
+                    "inconsistent_runs"}
