@@ -1,0 +1,235 @@
+#!/usr/bin/env python
+"""Benchmark `kvdata build` end to end on a synthetic corpus derived from the bundled sample.
+
+The corpus: ``--rows`` input records split between a ``triton_table`` JSONL (Triton kernels with
+their PyTorch references) and a ``hip_cudaagent`` JSONL (HIP extensions), made from the sample's
+kernels by renaming their identifiers per row (so rows are distinct, Jaccard well below the
+near-dup threshold) and appending a small generated helper. ~1% of the records are corrupted
+(truncated JSON, empty code, unknown license, references without ``class Model``), ~2% are exact
+copies (comments/blank lines changed) and ~2% near copies (one small edit) of earlier rows, so
+every step of the pipeline does work.
+
+Each configuration in ``--workers`` is built in a fresh child process (so its peak RSS is its
+own): read -> ledger -> checks -> licenses -> exact + near dedup -> parquet -> card. Prints a table
+(rows, seconds, rows/s, peak RSS of the build process and of its fingerprint workers, per-step
+seconds) and writes JSON with ``--json``.
+
+    python scripts/bench_build.py --rows 100000 --json bench_build.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+KEEP = {
+    # python
+    "def", "class", "return", "import", "from", "as", "for", "in", "range", "if", "else", "elif", "and", "or",
+    "not", "is", "None", "True", "False", "self", "super", "with", "while", "lambda", "pass", "assert", "yield",
+    "int", "float", "len", "min", "max", "abs", "print", "tuple", "list", "dict",
+    "triton", "tl", "torch", "nn", "F", "math", "forward", "get_inputs", "get_init_inputs", "jit", "constexpr",
+    "cdiv", "program_id", "arange", "load", "store", "where", "sum", "exp", "log", "sqrt", "maximum", "minimum",
+    "numel", "empty_like", "empty", "zeros", "contiguous", "shape", "device", "dtype", "float32", "functional",
+    # c++ / hip
+    "include", "extension", "torch", "void", "const", "auto", "static", "inline", "template", "typename",
+    "__global__", "__device__", "__forceinline__", "__restrict__", "float", "double", "int64_t", "int32_t",
+    "size_t", "unsigned", "bool", "struct", "namespace", "PYBIND11_MODULE", "TORCH_EXTENSION_NAME", "m", "def",
+    "hip", "hipLaunchKernelGGL", "dim3", "blockIdx", "blockDim", "threadIdx", "gridDim", "x", "y", "z",
+    "Tensor", "TORCH_CHECK", "at", "kFloat", "std", "fmaxf", "fminf", "expf", "logf", "sqrtf", "tanhf",
+    "hip_runtime", "runtime", "h", "hipStream_t", "getCurrentHIPStream", "cuda", "hipGetLastError",
+}
+_IDENT = re.compile(r"(?<![.:>\w])([a-z_][a-z0-9_]*)\b(?!::)")
+
+
+def vary(code: str, rng: random.Random, tag: int) -> str:
+    """Rename the code's own lowercase identifiers with a per-row suffix and append a small helper."""
+    suffix = f"_{tag:x}"
+    code = _IDENT.sub(lambda m: m.group(1) if m.group(1) in KEEP or m.group(1).startswith("__") else
+                      m.group(1) + suffix, code)
+    a, b, c = (rng.randrange(2, 997) for _ in range(3))
+    helper_py = f"\n\ndef helper{suffix}(v{suffix}):\n    return v{suffix} * {a} + {b} - {c} // {a}\n"
+    helper_c = f"\n\nstatic inline int helper{suffix}(int v{suffix}) {{ return v{suffix} * {a} + {b} - {c} / {a}; }}\n"
+    return code + (helper_c if "PYBIND11_MODULE" in code else helper_py)
+
+
+def corrupt(line: str, rng: random.Random, kernel_key: str, ref_key: str, license_key: str) -> str:
+    kind = rng.randrange(4)
+    if kind == 0:
+        return line[: rng.randrange(5, max(6, len(line) // 2))]
+    rec = json.loads(line)
+    if kind == 1:
+        rec[kernel_key] = "   "
+    elif kind == 2:
+        rec[license_key] = "Some-Custom-License"
+    else:
+        rec[ref_key] = rec[ref_key].replace("class Model(", "class NotModel(")
+    return json.dumps(rec)
+
+
+def write_corpus(folder: Path, rows: int, seed: int = 7) -> dict[str, object]:
+    """Write the synthetic raw inputs; returns their paths and what was planted."""
+    from kvdata.buildconfig import sample_root
+    from kvdata.builders.common import check_hip_extension, check_reference, check_triton_kernel
+    from kvdata.licenses import DEFAULT_ALLOW, normalize_spdx
+
+    def allowed(lic) -> bool:
+        return lic in (None, "") or normalize_spdx(lic) in DEFAULT_ALLOW
+
+    rng = random.Random(seed)
+    sample = sample_root()
+    table = [json.loads(l) for l in (sample / "triton" / "table" / "agent_outputs.jsonl").read_text().splitlines()
+             if l.strip()]
+    table = [r for r in table if check_reference(r.get("ref")) is None and check_triton_kernel(r.get("triton")) is None
+             and allowed(r.get("lic"))]
+    agent = []
+    for line in (sample / "hip_cudaagent" / "cudaagent.jsonl").read_text().splitlines():
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(r, dict) and check_hip_extension(r.get("hip_code")) is None \
+                and check_reference(r.get("pytorch_code")) is None and allowed(r.get("license")):
+            agent.append(r)
+    (folder / "table").mkdir(parents=True, exist_ok=True)
+    (folder / "agent").mkdir(parents=True, exist_ok=True)
+    planted = {"corrupt": 0, "exact_copies": 0, "near_copies": 0}
+    n_agent = rows * 3 // 10
+    specs = (("table", folder / "table" / "rows.jsonl", rows - n_agent, table, "triton", "ref", "lic", "name"),
+             ("agent", folder / "agent" / "rows.jsonl", n_agent, agent, "hip_code", "pytorch_code", "license",
+              "task_name"))
+    tag = 0
+    for _, path, n, bases, kkey, rkey, lkey, nkey in specs:
+        recent: list[dict] = []
+        with open(path, "w") as f:
+            for i in range(n):
+                u = rng.random()
+                if u < 0.02 and recent:             # exact copy: blank lines and a comment added
+                    rec = dict(rng.choice(recent))
+                    rec[kkey] = ("// copy\n" if kkey == "hip_code" else "# copy\n") + rec[kkey].replace("\n", "\n\n", 3)
+                    rec[nkey] = f"{rec[nkey]}_x{i}"
+                    planted["exact_copies"] += 1
+                elif u < 0.04 and recent:           # near copy: one constant changed
+                    rec = dict(rng.choice(recent))
+                    rec[kkey] = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), rec[kkey], count=1)
+                    rec[nkey] = f"{rec[nkey]}_n{i}"
+                    planted["near_copies"] += 1
+                else:
+                    base = rng.choice(bases)
+                    tag += 1
+                    rec = dict(base)
+                    rec[kkey] = vary(base[kkey], rng, tag)
+                    rec[nkey] = f"{base[nkey]}_{tag}"
+                    rec.setdefault(lkey, "MIT")
+                    if not rec.get(lkey):
+                        rec[lkey] = "MIT"
+                    recent.append(rec)
+                    if len(recent) > 200:
+                        recent.pop(0)
+                line = json.dumps(rec)
+                if rng.random() < 0.01:
+                    line = corrupt(line, rng, kkey, rkey, lkey)
+                    planted["corrupt"] += 1
+                f.write(line + "\n")
+    (folder / "agent" / "LICENSE").write_text((sample / "hip_cudaagent" / "LICENSE").read_text())
+    return {"table": str(specs[0][1]), "agent": str(folder / "agent"), "planted": planted}
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the fingerprint workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_child(args) -> None:
+    """Build in this (fresh) process and print one JSON line with the timings and peak RSS."""
+    from kvdata.buildconfig import BuildConfig
+    from kvdata.builders.base import SourceSpec
+    from kvdata.pipeline import build
+
+    corpus = json.loads(args.child)
+    cfg = BuildConfig(sources=[
+        SourceSpec("triton_table", corpus["table"], (("columns", {"task_name": "name", "pytorch_code": "ref",
+                                                                  "kernel_code": "triton", "license": "lic",
+                                                                  "generator": "model"}),)),
+        SourceSpec("hip_cudaagent", corpus["agent"]),
+    ], workers=args.workers_one).validate()
+    t0, c0 = time.perf_counter(), _cpu()
+    result = build(cfg, corpus["out"], progress=False)
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(json.dumps({
+        "workers": args.workers_one, "seconds": seconds, "cpu_seconds": cpu, "input": result.accounting["totals"]["input"],
+        "kept": result.accounting["totals"]["kept"], "rejected": result.accounting["totals"]["rejected"],
+        "duplicates": result.accounting["totals"]["duplicates"], "reconciles": result.accounting["reconciles"],
+        "peak_rss_mb": self_kb / 1024, "worker_peak_rss_mb": child_kb / 1024, "steps": result.step_seconds,
+    }))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=100_000, help="input records to synthesise (default 100000)")
+    ap.add_argument("--workers", default="0,1", help="comma list of fingerprint worker counts to compare")
+    ap.add_argument("--json", dest="json_path", help="write the results here")
+    ap.add_argument("--dir", help="work folder (default: a temporary one)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--workers-one", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        run_child(args)
+        return
+
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        tmp = Path(tmp)
+        t0 = time.perf_counter()
+        corpus = write_corpus(tmp / "raw", args.rows)
+        gen_s = time.perf_counter() - t0
+        results = []
+        for w in [int(x) for x in args.workers.split(",")]:
+            child = json.dumps({**corpus, "out": str(tmp / f"out{w}")})
+            proc = subprocess.run([sys.executable, __file__, "--child", child, "--workers-one", str(w)],
+                                  capture_output=True, text=True, env=dict(os.environ, TQDM_DISABLE="1"))
+            if proc.returncode != 0:
+                sys.exit(f"build with workers={w} failed:\n{proc.stderr[-3000:]}")
+            results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+    steps = sorted({k for r in results for k in r["steps"]})
+    print(f"synthetic corpus: {args.rows} records ({corpus['planted']}), generated in {gen_s:.1f}s; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    header = (f"{'workers':>7} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
+              f"{'cpu s':>7} {'rows/cpu-s':>10} {'RSS MB':>7} {'wRSS MB':>7}  ok")
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        r["rows_per_s"] = r["input"] / r["seconds"]
+        r["rows_per_cpu_s"] = r["input"] / r["cpu_seconds"]
+        print(f"{r['workers']:>7} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
+              f"{r['seconds']:>8.1f} {r['rows_per_s']:>8.0f} {r['cpu_seconds']:>7.1f} {r['rows_per_cpu_s']:>10.0f} "
+              f"{r['peak_rss_mb']:>7.0f} {r['worker_peak_rss_mb']:>7.0f}"
+              f"  {'yes' if r['reconciles'] else 'NO'}")
+    print("\nper-step seconds (read includes the builders' parsing and checks):")
+    print(f"{'step':<18}" + "".join(f"{'w=' + str(r['workers']):>10}" for r in results))
+    for s in steps:
+        print(f"{s:<18}" + "".join(f"{r['steps'].get(s, 0.0):>10.2f}" for r in results))
+    if len(results) > 1:
+        base = results[0]
+        for r in results[1:]:
+            print(f"\nspeed-up workers={r['workers']} vs workers={base['workers']}: "
+                  f"{base['seconds'] / r['seconds']:.2f}x")
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"rows": args.rows, "planted": corpus["planted"],
+                                                    "generate_seconds": gen_s, "cpu_count": os.cpu_count(),
+                                                    "load_average": os.getloadavg()[0],
+                                                    "results": results}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The build pipeline on the bundled sample and on small real inputs: accounting, dedup, crashes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow.parquet as pq
+import pytest
+
+from kvdata.builders.base import Source
+from kvdata.buildconfig import BuildConfig, make_build_config
+from kvdata.builders.triton import TritonTableSource
+from kvdata.hub import built_configs, shard_files
+from kvdata.licenses import normalize_spdx
+from kvdata.pipeline import build
+from kvdata.schema import ALL_CONFIGS, KernelRecord, Provenance
+
+SAMPLE_TABLE = Path(__file__).resolve().parent.parent / "builders" / "sample" / "triton" / "table" / "agent_outputs.jsonl"
+
+
+def _rows(out: Path, config: str) -> list[dict]:
+    return [r for p in shard_files(out, config) for r in pq.read_table(p).to_pylist()]
+
+
+def _rejects(out: Path) -> list[dict]:
+    return pq.read_table(out / "rejects.parquet").to_pylist()
+
+
+@pytest.fixture(scope="module")
+def sample_builds(tmp_path_factory):
+    """The sample built twice: in-process fingerprints, and through a worker process."""
+    outs = {}
+    for workers in (0, 1):
+        cfg = make_build_config(sample=True, workers=workers)
+        out = tmp_path_factory.mktemp(f"sample{workers}")
+        outs[workers] = (build(cfg, out, progress=False), out)
+    return outs
+
+
+def test_sample_build_every_config_reconciles(sample_builds):
+    result, out = sample_builds[0]
+    assert built_configs(out) == list(ALL_CONFIGS)
+    acc = json.loads((out / "accounting.json").read_text())
+    assert acc["reconciles"] is True
+    for name, s in acc["sources"].items():
+        assert s["input"] == s["kept"] + s["rejected_total"] + s["duplicates_total"], name
+        assert s["input"] > 0
+    # the ledger's kept counts are the rows on disk, and its drops are the rejects file
+    assert acc["totals"]["kept"] == sum(len(_rows(out, c)) for c in ALL_CONFIGS)
+    assert acc["totals"]["rejected"] + acc["totals"]["duplicates"] == len(_rejects(out))
+
+
+def test_sample_rows_have_unique_ids_license_provenance(sample_builds):
+    _, out = sample_builds[0]
+    ids = []
+    for config in ALL_CONFIGS:
+        for row in _rows(out, config):
+            ids.append(row["id"])
+            assert row["license"] and normalize_spdx(row["license"]) == row["license"]
+            assert row["provenance"] and any(row["provenance"].values())
+    assert len(ids) == len(set(ids))
+
+
+def test_worker_pool_and_rebuild_give_identical_ids_and_accounting(sample_builds):
+    (r0, out0), (r1, out1) = sample_builds[0], sample_builds[1]
+    for config in ALL_CONFIGS:
+        assert [r["id"] for r in _rows(out0, config)] == [r["id"] for r in _rows(out1, config)]
+    a0 = json.loads((out0 / "accounting.json").read_text())
+    a1 = json.loads((out1 / "accounting.json").read_text())
+    assert a0 == a1
+    assert "fingerprint_wait" in r1.step_seconds and "fingerprint" in r0.step_seconds
+
+
+def _table_row(name: str, kernel: str, ref: str, lic: str = "MIT") -> dict:
+    return {"name": name, "ref": ref, "triton": kernel, "lic": lic, "model": "test"}
+
+
+def _sample_table_rows() -> list[dict]:
+    return [json.loads(line) for line in SAMPLE_TABLE.read_text().splitlines() if line.strip()]
+
+
+def _table_source(path: Path, **extra) -> TritonTableSource:
+    return TritonTableSource(str(path), columns={"task_name": "name", "pytorch_code": "ref", "kernel_code": "triton",
+                                                 "license": "lic", "generator": "model"}, **extra)
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture()
+def dup_table(tmp_path) -> Path:
+    """Real sample kernels plus an exact copy (comments/blank lines changed), a near copy and a GPL row."""
+    base = [r for r in _sample_table_rows() if r["triton"].strip()][:2]
+    a, b = base
+    exact = dict(a, name=a["name"] + "_copy", triton="# a comment\n\n" + a["triton"].replace("\n\n", "\n"))
+    near = dict(b, name=b["name"] + "_near", triton=b["triton"] + "\nEXTRA_SETTING = 12345\n")
+    gpl = dict(b, name="gpl_one", lic="GPL-3.0", triton=b["triton"] + "\nX = 1\n")
+    return _write_jsonl(tmp_path / "t.jsonl", [a, b, exact, near, gpl])
+
+
+def test_exact_and_near_duplicates_name_the_kept_row(tmp_path, dup_table):
+    result = build(BuildConfig(workers=0), tmp_path / "out", progress=False, sources=[_table_source(dup_table)])
+    rows = _rows(tmp_path / "out", "triton")
+    kept_ids = [r["id"] for r in rows]
+    assert len(rows) == 2
+    by_reason = {r["reason"]: r for r in _rejects(tmp_path / "out")}
+    assert set(by_reason) == {"duplicate_exact", "duplicate_near", "license_not_allowed"}
+    assert kept_ids[0] in by_reason["duplicate_exact"]["message"]
+    assert kept_ids[1] in by_reason["duplicate_near"]["message"]
+    assert result.accounting["sources"]["triton_table"]["duplicates"] == {"duplicate_exact": 1, "duplicate_near": 1}
+
+
+def test_no_dedup_keeps_duplicates_and_allow_list_is_per_build(tmp_path, dup_table):
+    cfg = BuildConfig(workers=0, dedup=False, allow_license=frozenset({"MIT", "Apache-2.0", "GPL-3.0"}))
+    result = build(cfg, tmp_path / "out", progress=False, sources=[_table_source(dup_table)])
+    assert result.rows["triton"] == 5
+    assert result.accounting["sources"]["triton_table"]["reconciles"]
+
+
+def test_small_batches_keep_the_same_winners(tmp_path, dup_table):
+    """Dedup across batch boundaries (and LSH segment merges) keeps exactly what one big batch keeps."""
+    rows = _sample_table_rows() * 3 + json.loads(json.dumps(_sample_table_rows()))
+    for i, r in enumerate(rows):
+        r["name"] = f"{r['name']}_{i}"
+    path = _write_jsonl(tmp_path / "many.jsonl", rows)
+    kept = {}
+    for batch_size in (1, 3, 1000):
+        out = tmp_path / f"b{batch_size}"
+        build(BuildConfig(workers=0, batch_size=batch_size), out, progress=False, sources=[_table_source(path)])
+        kept[batch_size] = [r["id"] for r in _rows(out, "triton")]
+    assert kept[1] == kept[3] == kept[1000]
+    assert 0 < len(kept[1]) < len(rows)
+
+
+class CrashingSource(Source):
+    """A stand-in for a buggy builder: yields two good records, then raises."""
+
+    kind = "crashing"
+    config = "triton"
+
+    def read(self) -> Iterator:
+        table = _table_source(self.path)
+        items = table.read()
+        yield next(items)
+        yield next(items)
+        raise RuntimeError("builder bug: index out of range")
+
+
+class JunkSource(Source):
+    """A stand-in that yields things that are not records, and a record that does not fit the schema."""
+
+    kind = "junk"
+    config = "triton"
+
+    def read(self) -> Iterator:
+        yield {"not": "a record"}
+        yield KernelRecord(subset="triton", source="junk", language="triton", task_name="t", pytorch_code=None,
+                           kernel_code="@triton.jit\ndef k(): pass\n", license=None, provenance=Provenance())
+        yield KernelRecord(subset="triton", source="junk", language="cobol", task_name="t2", pytorch_code=None,
+                           kernel_code="@triton.jit\ndef k2(): pass\n", license="MIT", provenance=Provenance())
+
+
+def test_a_crashing_source_is_a_reject_and_the_build_goes_on(tmp_path):
+    out = tmp_path / "out"
+    result = build(BuildConfig(workers=0), out, progress=False,
+                   sources=[CrashingSource(str(SAMPLE_TABLE)), JunkSource("-"), _table_source(SAMPLE_TABLE)])
+    crash = result.accounting["sources"]["crashing"]
+    assert crash["input"] == 3 and crash["kept"] == 2 and crash["rejected"] == {"other": 1}
+    reject = next(r for r in _rejects(out) if r["source"] == "crashing")
+    assert reject["ref"] == "crashing:crash"
+    assert "RuntimeError: builder bug" in reject["message"] and "test_pipeline.py" in reject["message"]
+    junk = result.accounting["sources"]["junk"]
+    assert junk["rejected"] == {"other": 1, "missing_license": 1, "missing_field": 1}
+    # the source after the crash was still read; its rows were near/exact duplicates of the crashing one's
+    assert result.accounting["sources"]["triton_table"]["input"] == len(_sample_table_rows())
+    assert result.accounting["reconciles"]
+
+
+def test_a_source_that_cannot_be_made_is_a_reject(tmp_path):
+    from kvdata.builders.base import SourceSpec
+
+    cfg = BuildConfig(workers=0, sources=[SourceSpec("triton_table", str(SAMPLE_TABLE), (("no_such_option", 1),))])
+    result = build(cfg, tmp_path / "out", progress=False)
+    acc = result.accounting["sources"]["triton_table"]
+    assert acc["input"] == 1 and acc["rejected"] == {"other": 1}
+    assert "no_such_option" in _rejects(tmp_path / "out")[0]["message"]
+
+
+def test_fast_row_conversion_equals_to_row():
+    from kvdata.pipeline import row_of
+    from kvdata.schema import QARecord, Verification
+
+    k = KernelRecord(subset="s", source="x", language="hip", task_name="t", pytorch_code=None, kernel_code="k",
+                     license="MIT", provenance=Provenance(repo="r", line_start=3),
+                     verification=Verification(correct=True, speedup=1.5))
+    q = QARecord(subset="qa", library="rocblas", kind="purpose", question="q?", answer="a", symbol="rocblas_x",
+                 license="MIT", provenance=Provenance(path="h.h", line_start=1, line_end=2))
+    assert row_of(k) == k.to_row() and row_of(q) == q.to_row()
+    assert row_of(k)["provenance"] is not k.provenance  # a copy, not the record's own object
