@@ -25,12 +25,12 @@ step "bundled Triton samples -> rows"
 python3 scripts/sample_rows.py --group triton --out "$OUT/triton_rows.jsonl"
 
 step "reverify on the GPU (cold)"
-/usr/bin/time -v -o "$OUT/reverify_cold.time" kvdata reverify --input "$OUT/triton_rows.jsonl" \
+python3 -m kvdata reverify --input "$OUT/triton_rows.jsonl" \
     --out "$OUT/triton_h200.parquet" --backend triton-gpu --gpus 1 --report 2>&1 | tail -n 40
 step "reverify on the GPU (rerun: resumes, nothing redone)"
-kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
+python3 -m kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
 step "reverify on the GPU (fresh results file, warm compile cache)"
-kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200_warm.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
+python3 -m kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200_warm.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
 
 step "harness overhead"
 python3 scripts/bench_reverify.py --device cuda --samples 8 --json "$OUT/bench_reverify_h200.json" 2>&1 | tail -n 30

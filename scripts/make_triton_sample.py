@@ -523,6 +523,8 @@ class ModelNew(nn.Module):
 ''')
 
 # ------------------------------------------------------------------ (c) kernelbench: tl.dot and 2-D tiles
+# tl.dot multiplies in TF32 on NVIDIA GPUs by default, which misses the fp32 reference by ~1e-3..1e-2
+# (seen on an H200); the samples ask for IEEE fp32 so they are correct on every backend.
 MATMUL_KERNEL = '''
 
 @triton.jit
@@ -542,7 +544,7 @@ def matmul_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
                     mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
         b = tl.load(b_ptr + ks[:, None] * stride_bk + rn[None, :] * stride_bn,
                     mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="ieee")
     if HAS_BIAS:
         acc += tl.load(bias_ptr + rn, mask=rn < N, other=0.0)[None, :]
     if APPLY_RELU:
@@ -623,7 +625,7 @@ def linear_relu_kernel(inp, weight, bias, res, rows, outs, ins,
         c = kk + tl.arange(0, INS_T)
         lhs = tl.load(inp + i[:, None] * ins + c[None, :], mask=(i[:, None] < rows) & (c[None, :] < ins), other=0.0)
         rhs = tl.load(weight + o[:, None] * ins + c[None, :], mask=(o[:, None] < outs) & (c[None, :] < ins), other=0.0)
-        total += tl.dot(lhs, tl.trans(rhs))
+        total += tl.dot(lhs, tl.trans(rhs), input_precision="ieee")
     total = total + tl.load(bias + o, mask=o < outs, other=0.0)[None, :]
     total = tl.where(total > 0.0, total, 0.0)
     tl.store(res + i[:, None] * outs + o[None, :], total, mask=(i[:, None] < rows) & (o[None, :] < outs))
@@ -719,11 +721,11 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, out_ptr, scale, SEQ: tl.constexpr, DIM
     q = tl.load(q_ptr + offs)
     k = tl.load(k_ptr + offs)
     v = tl.load(v_ptr + offs)
-    s = tl.dot(q, tl.trans(k)) * scale
+    s = tl.dot(q, tl.trans(k), input_precision="ieee") * scale
     s = s - tl.max(s, axis=1)[:, None]
     p = tl.exp(s)
     p = p / tl.sum(p, axis=1)[:, None]
-    tl.store(out_ptr + offs, tl.dot(p, v))
+    tl.store(out_ptr + offs, tl.dot(p, v, input_precision="ieee"))
 
 
 class ModelNew(nn.Module):

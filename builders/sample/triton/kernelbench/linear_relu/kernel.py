@@ -15,7 +15,7 @@ def linear_relu_kernel(inp, weight, bias, res, rows, outs, ins,
         c = kk + tl.arange(0, INS_T)
         lhs = tl.load(inp + i[:, None] * ins + c[None, :], mask=(i[:, None] < rows) & (c[None, :] < ins), other=0.0)
         rhs = tl.load(weight + o[:, None] * ins + c[None, :], mask=(o[:, None] < outs) & (c[None, :] < ins), other=0.0)
-        total += tl.dot(lhs, tl.trans(rhs))
+        total += tl.dot(lhs, tl.trans(rhs), input_precision="ieee")
     total = total + tl.load(bias + o, mask=o < outs, other=0.0)[None, :]
     total = tl.where(total > 0.0, total, 0.0)
     tl.store(res + i[:, None] * outs + o[None, :], total, mask=(i[:, None] < rows) & (o[None, :] < outs))

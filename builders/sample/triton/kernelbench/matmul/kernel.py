@@ -21,7 +21,7 @@ def matmul_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
                     mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
         b = tl.load(b_ptr + ks[:, None] * stride_bk + rn[None, :] * stride_bn,
                     mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="ieee")
     if HAS_BIAS:
         acc += tl.load(bias_ptr + rn, mask=rn < N, other=0.0)[None, :]
     if APPLY_RELU:
