@@ -5,11 +5,14 @@ builder turns it into a Reject in one line.
 """
 from __future__ import annotations
 
+import _symtable
 import ast
 import datetime as _dt
 import posixpath
 import re
 from typing import Optional, Union
+
+import xxhash
 
 from kvdata.licenses import resolve_allowed, resolve_license
 from kvdata.schema import Provenance, RejectReason, Verification
@@ -66,6 +69,45 @@ def check_code(code, field: str) -> Optional[Problem]:
 
 
 def check_python(code: str, field: str) -> Optional[Problem]:
+    """A SYNTAX_ERROR problem when ``code`` does not parse as Python, else None.
+
+    Parsing is most of a builder's cost, and references repeat across the variants of a
+    task (upstream GPU MODE: 5,910 references for 22,397 kernels), so verdicts are
+    memoised per distinct text (:func:`_python_verdict`).
+    """
+    return _memoised(_python_verdict, code, field)
+
+
+_VERDICTS: dict[tuple, Optional[Problem]] = {}
+_VERDICTS_MAX = 100_000     # ~10 MB of keys; the memo restarts when full
+
+
+def _memoised(check, code, field: str) -> Optional[Problem]:
+    """``check(code, field)``, memoised by a 128-bit digest of the text (not the text itself,
+    so that the memo stays small however large the texts)."""
+    if not isinstance(code, str):
+        return check(code, field)
+    key = (check.__name__, field, xxhash.xxh3_128_digest(code.encode("utf-8", "surrogatepass")))
+    verdict = _VERDICTS.get(key, _VERDICTS)
+    if verdict is _VERDICTS:
+        verdict = check(code, field)
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return verdict
+
+
+def _python_verdict(code: str, field: str) -> Optional[Problem]:
+    """``check_python`` uncached. Accepting code only needs the parser, not ``ast.parse``'s
+    conversion of the tree into Python objects: ``symtable`` runs the same parser (and a
+    symbol table pass) ~25% faster. It can only be stricter than ``ast.parse`` (the
+    symbol pass rejects e.g. a module-level ``nonlocal``), so any failure is re-judged by
+    ``ast.parse`` and the verdict and message are exactly the ones ``ast.parse`` gives."""
+    try:
+        _symtable.symtable(code, "<check>", "exec")
+        return None
+    except Exception:
+        pass
     try:
         ast.parse(code)
     except SyntaxError as e:
@@ -76,7 +118,15 @@ def check_python(code: str, field: str) -> Optional[Problem]:
 
 
 def check_reference(code, field: str = "pytorch_code") -> Optional[Problem]:
-    """A KernelBench-style reference: parses, defines ``class Model(...)`` and ``get_inputs()``."""
+    """A KernelBench-style reference: parses, defines ``class Model(...)`` and ``get_inputs()``.
+
+    Memoised per distinct text (references repeat across a task's variants)."""
+    if isinstance(code, str):
+        return _memoised(_reference_verdict, code, field)
+    return check_code(code, field)
+
+
+def _reference_verdict(code: str, field: str) -> Optional[Problem]:
     problem = check_code(code, field) or check_python(code, field)
     if problem:
         return problem
@@ -102,7 +152,8 @@ def check_hip_extension(code, field: str = "kernel_code") -> Optional[Problem]:
     problem = check_code(code, field)
     if problem:
         return problem
-    if not _PYBIND.search(code):
+    start = code.find("PYBIND11_MODULE")   # no match can start earlier; a regex from 0 is ~25 us per file
+    if start < 0 or not _PYBIND.search(code, start):
         return RejectReason.NO_KERNEL, f"{field} has no PYBIND11_MODULE binding"
     return None
 

@@ -39,7 +39,7 @@ from kvdata.builders.common import check_code, check_hip_extension, check_python
     is_problem, read_text
 from kvdata.builders.common import COMMON_OPTIONS, check_known_options, make_provenance, relative, tree_license
 from kvdata.licenses import normalize_spdx
-from kvdata.schema import KernelRecord, RejectReason, Verification
+from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 DEFAULT_FILES = "*.jsonl"
 REQUIRED_TEXT = ("task_name", "pytorch_code", "hip_code")
@@ -82,8 +82,14 @@ class HipCudaAgentSource(Source):
         check_known_options(self.kind, options, self.options_known)
 
     def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        root = root.rstrip("/")
+        for unit in self.read_units():
+            yield self.unit_to_item(unit)
+
+    # ``read`` in two halves, so that the build can run the costly one (``unit_to_item``:
+    # JSON, license, parsing the reference) in worker processes.
+    def read_units(self) -> Iterator[tuple]:
+        """One unit per input record: a Reject for a file-level problem, else (file name, line number, line)."""
+        fs, root = self._tree()
         pattern = self.options.get("files", DEFAULT_FILES)
         try:
             files = sorted(fs.glob(posixpath.join(root, pattern)))
@@ -92,7 +98,6 @@ class HipCudaAgentSource(Source):
         if not files:
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
             return
-        licenses: dict[str, tuple] = {}
         for path in files:
             name = relative(path, root)
             raw = read_text(fs, path)
@@ -101,7 +106,25 @@ class HipCudaAgentSource(Source):
                 continue
             for lineno, line in enumerate(raw.splitlines(), start=1):
                 if line.strip():
-                    yield self._translation(fs, root, name, lineno, line, licenses)
+                    yield name, lineno, line
+
+    def unit_to_item(self, unit) -> Item:
+        if isinstance(unit, Reject):
+            return unit
+        fs, root = self._tree()
+        return self._translation(fs, root, *unit, self.__dict__.setdefault("_licenses", {}))
+
+    def _tree(self):
+        """(file system, root) of the tree, opened once per process."""
+        tree = self.__dict__.get("_opened")
+        if tree is None:
+            fs, root = open_fs(self.path)
+            tree = self.__dict__["_opened"] = (fs, root.rstrip("/"))
+        return tree
+
+    def __getstate__(self) -> dict:
+        """Sent to a worker without its open file system and caches (it makes its own)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_opened", "_licenses")}
 
     def _translation(self, fs, root, name, lineno, line, licenses) -> Item:
         ref = f"{name}:{lineno}"

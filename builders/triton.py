@@ -300,8 +300,35 @@ class TritonSource(Source):
         return None
 
 
+class TritonTableLikeSource(TritonSource):
+    """The adapters that read (ref, row) pairs from tables (GitHub, KernelBook, table).
+
+    ``read`` is ``unit_to_item`` over ``read_units``; both halves are public so that the
+    build can run the costly one (parsing and checking code) in worker processes.
+    """
+
+    def table_columns(self) -> Optional[Iterable[str]]:
+        """The columns the adapter reads (None: all)."""
+        return None
+
+    def read_units(self) -> Iterator[tuple[str, Row]]:
+        """(ref, row) for every input record, cheap: the rows are only decoded, not checked."""
+        fs, root = open_fs(self.path)
+        yield from iter_table(fs, root, columns=self.table_columns(), batch_size=int(self.option("batch_size")))
+
+    def unit_to_item(self, unit: tuple[str, Row]) -> Item:
+        return self.row_to_item(*unit)
+
+    def read(self) -> Iterator[Item]:
+        for unit in self.read_units():
+            yield self.unit_to_item(unit)
+
+    def row_to_item(self, ref: str, row: Row) -> Item:
+        raise NotImplementedError
+
+
 # =============================================================== (a) TritonBench-G / GitHub
-class TritonGithubSource(TritonSource):
+class TritonGithubSource(TritonTableLikeSource):
     """GitHub-mined Triton files in the TritonBench-G JSON form (JSON array or JSONL).
 
     One input record per array element / line: ``repo`` (owner/name), ``file`` (the file
@@ -319,11 +346,6 @@ class TritonGithubSource(TritonSource):
         "code_field": "output", "repo_field": "repo", "file_field": "file",
         "reference_field": "pytorch_code", "license_field": "license", "pipeline": "github-mined",
     }
-
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        for ref, row in iter_table(fs, root, batch_size=int(self.option("batch_size"))):
-            yield self.row_to_item(ref, row)
 
     def row_to_item(self, ref: str, row: Row) -> Item:
         if is_problem(row):
@@ -386,7 +408,7 @@ def kernelbench_alias(cls: str, alias: str) -> str:
     return _KERNELBOOK_ALIAS.format(cls=cls, alias=alias)
 
 
-class TritonKernelBookSource(TritonSource):
+class TritonKernelBookSource(TritonTableLikeSource):
     """PyTorch -> Triton pairs in the KernelBook parquet form (GPUMODE/KernelBook).
 
     Columns read: ``python_code`` (an ``nn.Module`` named ``entry_point`` plus
@@ -411,10 +433,8 @@ class TritonKernelBookSource(TritonSource):
         "kernelbench_aliases": True, "pipeline": "kernelbook", "generator": "torch-inductor",
     }
 
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        for ref, row in iter_table(fs, root, columns=KERNELBOOK_COLUMNS, batch_size=int(self.option("batch_size"))):
-            yield self.row_to_item(ref, row)
+    def table_columns(self) -> Optional[Iterable[str]]:
+        return KERNELBOOK_COLUMNS
 
     def row_to_item(self, ref: str, row: Row) -> Item:
         if is_problem(row):
@@ -563,7 +583,7 @@ TABLE_FIELDS: dict[str, str] = {
 }
 
 
-class TritonTableSource(TritonSource):
+class TritonTableSource(TritonTableLikeSource):
     """Any JSON/JSONL/parquet table (a file or a folder of them) with a column mapping.
 
     ``columns`` maps this corpus's field names (keys of ``TABLE_FIELDS``) to the table's
@@ -586,10 +606,8 @@ class TritonTableSource(TritonSource):
             raise TypeError(f"{self.kind}: unknown field(s) in `columns`: {unknown}; known: {sorted(TABLE_FIELDS)}")
         self.columns = {**TABLE_FIELDS, **{k: str(v) for k, v in mapping.items()}}
 
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        for ref, row in iter_table(fs, root, columns=self.columns.values(), batch_size=int(self.option("batch_size"))):
-            yield self.row_to_item(ref, row)
+    def table_columns(self) -> Optional[Iterable[str]]:
+        return self.columns.values()
 
     def field(self, row: dict, name: str) -> Any:
         return row.get(self.columns[name])

@@ -1,30 +1,45 @@
 """Duplicate removal inside one config: exact (normalised-text hash), then near (MinHash + LSH).
 
-Both steps keep the FIRST row seen in the build's stable order (sources in build order,
-records in the order each Source yields them) and drop later ones, so a rebuild keeps
-the same winners. A dropped row's reject message names the id of the row it duplicates.
+Which row of a duplicate cluster survives is decided by a documented **priority**, not by
+arrival order, so an incorrect variant can never push out the correct kernel it differs
+from by one token (upstream GPU MODE keeps several variants per task, some wrong):
 
-The costly part, turning text into fingerprints, is one pure function
-(:func:`fingerprint`) so the pipeline can run it in a worker process while it reads the
-next batch; the two dedup steps then only compare fingerprints.
+1. ``verification.correct``: True, then unknown (no verification / None), then False;
+2. higher ``verification.speedup`` (unknown speedup last);
+3. the row ``id`` (a stable hash, so the winner also does not depend on source order).
+
+That needs every candidate of a config before anything is decided, so dedup is two passes
+(the pipeline holds the rows themselves in a spill file meanwhile): while rows stream in,
+:func:`fingerprint` computes each row's digest and MinHash signature and a
+:class:`Candidates` keeps them with the priority (~1.1 kB per kernel row); at the end
+:func:`decide` walks the rows in priority order, greedily keeping a row unless it
+duplicates a row kept before it. Each cluster thus keeps its highest-priority row, and a
+dropped row's reject message names the kept row it duplicates.
 
 * Exact: xxh3-128 of ``normalize_code(kernel_code) + normalize_code(pytorch_code)`` for
   kernel configs (the same kernel for a different reference is a different task), of
-  the whitespace-collapsed question and answer for ``qa``. Only 16-byte digests are held.
+  the whitespace-collapsed question and answer for ``qa``.
 * Near (kernel configs only): MinHash signatures of the normalised kernel code from
-  ``kvdata.audit.lexical`` (the one MinHash of the project). Candidates come from LSH
-  indexes banded a little below the threshold (for recall); each is confirmed by its
-  estimated Jaccard >= threshold. QA rows are not near-deduplicated: templated questions
-  about sibling APIs (``rocblas_sgemm`` / ``rocblas_dgemm``) are near-identical text yet
-  distinct rows.
-* Ids (:class:`UniqueIds`, on even without dedup): a row whose id was already kept (same
-  subset/task/variant/path/kernel but, e.g., a different reference) is an exact duplicate
-  too, so ids stay unique across the corpus.
+  ``kvdata.audit.lexical`` (the one MinHash of the project), compared only between rows
+  with the same normalised reference (``pytorch_code``; rows without one form one group).
+  Like exact dedup, a row is a (reference, kernel) pair: kernels for *different* references
+  compute different things however alike their text (template-generated HIP Tanh and GELU
+  extensions score 0.84, GEMM and GEMM+ReLU 0.98), while near-identical kernels for the
+  same reference are redundant variants of one task, of which the priority keeps the best.
+  Candidates share an LSH band (banded a little below the threshold, for recall; the band
+  values mix in the reference key); each is confirmed by its estimated Jaccard >= threshold. Rows whose band values collide with no other row's are kept
+  without entering the Python loop (vectorised pre-filter). QA rows are not
+  near-deduplicated: templated questions about sibling APIs (``rocblas_sgemm`` /
+  ``rocblas_dgemm``) are near-identical text yet distinct rows.
+* Ids (on even without dedup): a row whose id was already kept (same subset / task /
+  variant / path / kernel but, e.g., a different reference) is an exact duplicate too, so
+  ids stay unique across the corpus.
 """
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -33,35 +48,14 @@ import xxhash
 from kvdata.schema import QA_CONFIG, RejectReason
 
 _WS = re.compile(r"\s+")
+_U64 = np.uint64
+_EMPTY = np.iinfo(np.uint64).max        # MinHasher's value of a bin no shingle fell into
+_FOLD = 0x9E3779B97F4A7C15               # odd multiplier folding a band's values into one hash
 
 Decision = Optional[tuple[RejectReason, str]]
 
-
-@dataclass
-class Batch:
-    """Records of one Source (so of one config) moving through the steps together.
-
-    ``ordinals``, ``digests`` and ``sigs`` (the last two set by the fingerprint step) stay
-    aligned with ``records``.
-    """
-
-    source: str
-    config: str
-    records: list[Any]
-    ordinals: list[int] = field(default_factory=list)   # 1-based position of each record in its Source
-    digests: Optional[list[bytes]] = None
-    sigs: Optional[np.ndarray] = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def select(self, keep: Sequence[bool]) -> "Batch":
-        """The batch of the records whose ``keep`` flag is true (fingerprints follow)."""
-        idx = [i for i, k in enumerate(keep) if k]
-        return replace(
-            self, records=[self.records[i] for i in idx],
-            ordinals=[self.ordinals[i] for i in idx] if self.ordinals else [],
-            digests=None if self.digests is None else [self.digests[i] for i in idx],
-            sigs=None if self.sigs is None else self.sigs[idx],
-        )
+#: verification.correct -> rank (lower wins)
+CORRECT_RANK = {True: 0, None: 1, False: 2}
 
 
 # ----------------------------------------------------------------- fingerprints
@@ -73,178 +67,256 @@ class FingerprintSettings:
     near: bool = True
 
 
-def dedup_texts(batch: Batch) -> tuple[list[str], list[str]]:
+def dedup_texts(config: str, records: Sequence[Any]) -> tuple[list[str], list[str]]:
     """The two texts of each record that identify it: (kernel code, reference) or (question, answer)."""
-    if batch.config == QA_CONFIG:
-        return [r.question for r in batch.records], [r.answer for r in batch.records]
-    return [r.kernel_code for r in batch.records], [r.pytorch_code or "" for r in batch.records]
+    if config == QA_CONFIG:
+        return [r.question for r in records], [r.answer for r in records]
+    return [r.kernel_code for r in records], [r.pytorch_code or "" for r in records]
 
 
 _HASHERS: dict[FingerprintSettings, Any] = {}
 
 
-def fingerprint(config: str, first: list[str], second: list[str], settings: FingerprintSettings
-                ) -> tuple[list[bytes], Optional[np.ndarray]]:
-    """Exact digests (and, for kernel configs, MinHash signatures of the kernel code) of a batch.
+@dataclass
+class Fingerprints:
+    """Per row: the exact digest; for kernel configs also the reference key (xxh3-64 of the
+    normalised reference, 0 without one) and the MinHash signature of the kernel code."""
 
-    Pure and picklable: the pipeline may run it in a worker process.
+    digests: list[bytes]
+    ref_keys: Optional[list[int]] = None
+    sigs: Optional[np.ndarray] = None
+
+
+def fingerprint(config: str, first: list[str], second: list[str], settings: FingerprintSettings) -> Fingerprints:
+    """The fingerprints of a batch of rows, given :func:`dedup_texts`.
+
+    Pure: the pipeline runs it wherever the batch is (main process or a worker). A
+    reference shared by several rows of the batch is normalised once.
     """
     if config == QA_CONFIG:
         digests = [xxhash.xxh3_128_digest((_WS.sub(" ", q).strip() + "\x1f" + _WS.sub(" ", a).strip())
                                           .encode("utf-8", "surrogatepass")) for q, a in zip(first, second)]
-        return digests, None
+        return Fingerprints(digests)
     from kvdata.audit.normalize import normalize_code
 
     kernels = [normalize_code(k) for k in first]
-    digests = [xxhash.xxh3_128_digest((k + "\x1f" + (normalize_code(r) if r else ""))
-                                      .encode("utf-8", "surrogatepass")) for k, r in zip(kernels, second)]
+    refs: dict[str, tuple[str, int]] = {}
+    digests, ref_keys = [], []
+    for k, r in zip(kernels, second):
+        known = refs.get(r)
+        if known is None:
+            nr = normalize_code(r) if r else ""
+            known = refs[r] = nr, (xxhash.xxh3_64_intdigest(nr.encode("utf-8", "surrogatepass")) if nr else 0)
+        digests.append(xxhash.xxh3_128_digest((k + "\x1f" + known[0]).encode("utf-8", "surrogatepass")))
+        ref_keys.append(known[1])
     if not settings.near:
-        return digests, None
+        return Fingerprints(digests, ref_keys)
     hasher = _HASHERS.get(settings)
     if hasher is None:
         from kvdata.audit.lexical import MinHasher
 
         hasher = _HASHERS[settings] = MinHasher(num_perm=settings.num_perm, shingle=settings.shingle,
                                                 seed=settings.seed)
-    return digests, np.asarray(hasher.signatures(kernels))
+    return Fingerprints(digests, ref_keys, np.asarray(hasher.signatures(kernels)))
 
 
-class Fingerprint:
-    """Computes the batch's digests and signatures (in-process; the pipeline may do it in a pool)."""
-
-    name = "fingerprint"
-
-    def __init__(self, settings: FingerprintSettings) -> None:
-        self.settings = settings
-
-    def apply(self, batch: Batch) -> Batch:
-        digests, sigs = fingerprint(batch.config, *dedup_texts(batch), self.settings)
-        return replace(batch, digests=digests, sigs=sigs)
+def priority_of(record: Any) -> tuple[int, float]:
+    """(correctness rank, speedup) of a row: see the module docstring. NaN speedup = unknown."""
+    ver = getattr(record, "verification", None)
+    if ver is None:
+        return CORRECT_RANK[None], math.nan
+    correct = ver.correct if isinstance(ver.correct, bool) else None
+    speedup = ver.speedup
+    ok = isinstance(speedup, (int, float)) and not isinstance(speedup, bool) and math.isfinite(speedup)
+    return CORRECT_RANK[correct], float(speedup) if ok else math.nan
 
 
-# ----------------------------------------------------------------- the steps
-class ExactDedup:
-    """Drops rows whose digest equals that of a row kept earlier in the same config."""
+# ----------------------------------------------------------------- candidates of one config
+@dataclass
+class CandidateBlock:
+    """What dedup needs of a batch of rows that passed the filters (their order = arrival order)."""
 
-    name = "dedup_exact"
+    source: str
+    ids: list[str]
+    refs: list[str]                 # where each row came from, for its reject if it is dropped
+    ranks: list[int]
+    speedups: list[float]
+    fingerprints: Optional[Fingerprints] = None
 
-    def __init__(self) -> None:
-        self._seen: dict[str, dict[bytes, str]] = {}   # config -> digest -> kept id
-
-    def decide(self, batch: Batch) -> list[Decision]:
-        """One decision per record: None keeps it, (reason, message) drops it."""
-        seen = self._seen.setdefault(batch.config, {})
-        decisions: list[Decision] = []
-        for record, digest in zip(batch.records, batch.digests):
-            kept_id = seen.get(digest)
-            if kept_id is not None:
-                decisions.append((RejectReason.DUPLICATE_EXACT, f"same normalised text as kept row {kept_id}"))
-            else:
-                seen[digest] = record.id
-                decisions.append(None)
-        return decisions
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
-class NearDedup:
-    """Drops kernel rows whose MinHash-estimated Jaccard with a kept row is >= threshold.
+@dataclass
+class Candidates:
+    """Every row of one config that passed the filters, in arrival order (build order of the
+    Sources, then the order each yields), with its fingerprints and priority."""
 
-    Each batch gets its own LSH index (a "segment"); a batch is queried against the earlier
-    segments and against itself. Segments never change once built, so ``LSHIndex`` sorts
-    its band keys once per segment instead of once per insert. Rows dropped as duplicates
-    stay in their batch's segment but are filtered out of the candidates. Like an LSM tree
-    with fan-in ``MERGE_FAN_IN``, the newest segments are merged (kept rows only) while the
-    last ``MERGE_FAN_IN`` of them hold the same number of batches, so a build of b batches
-    queries O(log b) segments per batch and re-indexes each row about log4(b) times.
+    config: str
+    ids: list[str] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    speedups: list[float] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
+    ref_keys: list[int] = field(default_factory=list)
+    _sig_blocks: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, block: CandidateBlock) -> None:
+        self.ids += block.ids
+        self.refs += block.refs
+        self.sources += [block.source] * len(block)
+        self.ranks += block.ranks
+        self.speedups += block.speedups
+        fp = block.fingerprints
+        if fp is not None:
+            self.digests += fp.digests
+            if fp.ref_keys is not None:
+                self.ref_keys += fp.ref_keys
+            if fp.sigs is not None:
+                self._sig_blocks.append(fp.sigs)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def sigs(self) -> Optional[np.ndarray]:
+        if not self._sig_blocks or sum(len(b) for b in self._sig_blocks) != len(self):
+            return None
+        if len(self._sig_blocks) > 1:
+            self._sig_blocks = [np.concatenate(self._sig_blocks)]
+        return self._sig_blocks[0]
+
+    def priority_order(self) -> list[int]:
+        """Row indices, best first: correct rank, then higher speedup (unknown last), then id."""
+        def key(i: int):
+            s = self.speedups[i]
+            return self.ranks[i], (math.inf if s != s else -s), self.ids[i]
+
+        return sorted(range(len(self)), key=key)
+
+
+@dataclass(frozen=True)
+class DedupSettings:
+    dedup: bool = True
+    threshold: float = 0.85
+    num_perm: int = 128
+
+    @property
+    def lsh_threshold(self) -> float:
+        """Band a little below the threshold: candidates are confirmed anyway, and a lower band
+        threshold misses fewer true pairs near the cut."""
+        return min(0.95, max(0.5, self.threshold - 0.1))
+
+
+def band_hashes(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """(n, bands) uint64: each band's ``rows`` signature values folded into one 64-bit value."""
+    cut = sigs[:, :bands * rows].reshape(len(sigs), bands, rows)
+    with np.errstate(over="ignore"):
+        h = cut[:, :, 0].copy()
+        for j in range(1, rows):
+            h = h * _U64(_FOLD) + cut[:, :, j]
+        h ^= h >> _U64(31)
+    return h
+
+
+def colliding_rows(bh: np.ndarray) -> np.ndarray:
+    """Boolean mask of the rows sharing at least one band value with another row.
+
+    Only these can be (or have) near duplicates; the rest skip the candidate loop."""
+    out = np.zeros(len(bh), dtype=bool)
+    for b in range(bh.shape[1]):
+        col = bh[:, b]
+        order = np.argsort(col, kind="stable")
+        s = col[order]
+        same = s[1:] == s[:-1]
+        hit = np.zeros(len(s), dtype=bool)
+        hit[1:] |= same
+        hit[:-1] |= same
+        out[order[hit]] = True
+    return out
+
+
+class NearIndex:
+    """Band tables of the kept rows (band value -> kept row indices, in keep order).
+
+    Rows are only ever added after being kept, so candidates are kept rows, and the first
+    of equally similar candidates is the one of highest priority."""
+
+    def __init__(self, sigs: np.ndarray, ref_keys: np.ndarray, settings: DedupSettings) -> None:
+        from kvdata.audit.lexical import lsh_bands
+
+        self.sigs = sigs
+        self.ref_keys = ref_keys
+        self.threshold = settings.threshold
+        bands, rows = lsh_bands(settings.lsh_threshold, settings.num_perm)
+        with np.errstate(over="ignore"):   # rows of different references never share a band value
+            bh = band_hashes(sigs, bands, rows) ^ (ref_keys * _U64(_FOLD))[:, None]
+        empty = (sigs == _EMPTY).all(axis=1)    # no shingle at all: never a near duplicate
+        self.active = colliding_rows(bh) & ~empty
+        self._bh = bh
+        self._tables: list[dict[int, list[int]]] = [{} for _ in range(bands)]
+
+    def best_match(self, i: int) -> Optional[tuple[int, float]]:
+        """(kept row, estimated Jaccard) of the most similar kept row at or above the threshold."""
+        if not self.active[i]:
+            return None
+        cands: dict[int, None] = {}
+        for table, h in zip(self._tables, self._bh[i].tolist()):
+            hit = table.get(h)
+            if hit:
+                cands.update(dict.fromkeys(hit))
+        if not cands:
+            return None
+        idx = np.fromiter(cands, dtype=np.int64, count=len(cands))
+        idx = idx[self.ref_keys[idx] == self.ref_keys[i]]
+        if not len(idx):
+            return None
+        est = (self.sigs[idx] == self.sigs[i]).mean(axis=1)
+        best = int(np.argmax(est))          # first maximum: the earliest kept (highest priority)
+        if est[best] >= self.threshold:
+            return int(idx[best]), float(est[best])
+        return None
+
+    def add(self, i: int) -> None:
+        if self.active[i]:
+            for table, h in zip(self._tables, self._bh[i].tolist()):
+                table.setdefault(h, []).append(i)
+
+
+def decide(cands: Candidates, settings: DedupSettings, kept_ids: set[str]) -> list[Decision]:
+    """One decision per candidate (arrival order): None keeps it, (reason, message) drops it.
+
+    ``kept_ids`` holds the ids kept in configs decided earlier (ids are unique corpus-wide)
+    and receives this config's.
     """
-
-    name = "dedup_near"
-    MERGE_FAN_IN = 4
-
-    def __init__(self, threshold: float = 0.85, num_perm: int = 128) -> None:
-        self.threshold = threshold
-        self.num_perm = num_perm
-        # Band a little below the threshold: candidates are confirmed below anyway, and a
-        # lower band threshold misses fewer true pairs near the cut.
-        self.lsh_threshold = min(0.95, max(0.5, threshold - 0.1))
-        self._segments: dict[str, list[tuple[Any, list[int], int]]] = {}  # config -> [(LSHIndex, seqs, n_batches)]
-        self._kept: dict[str, dict[int, tuple[str, np.ndarray]]] = {}  # config -> seq -> (id, sig)
-        self._next_seq = 0
-
-    def decide(self, batch: Batch) -> list[Decision]:
-        if batch.config == QA_CONFIG or batch.sigs is None or not batch.records:
-            return [None] * len(batch.records)
-        from kvdata.audit.lexical import LSHIndex, estimate_jaccard
-
-        sigs = batch.sigs
-        segments = self._segments.setdefault(batch.config, [])
-        kept = self._kept.setdefault(batch.config, {})
-        seqs = list(range(self._next_seq, self._next_seq + len(batch.records)))
-        self._next_seq += len(seqs)
-
-        candidates: list[set[int]] = [set() for _ in seqs]
-        for segment, _, _ in segments:
-            for i, hits in enumerate(segment.query_many(sigs)):
-                candidates[i].update(hits)
-        own = LSHIndex(threshold=self.lsh_threshold, num_perm=self.num_perm)
-        own.insert_many(seqs, sigs)
-        for i, hits in enumerate(own.query_many(sigs)):
-            candidates[i].update(h for h in hits if h < seqs[i])   # only rows before this one
-
-        decisions: list[Decision] = []
-        for i, record in enumerate(batch.records):
-            best = None  # (-jaccard, seq): the most similar kept row, the earliest on ties
-            for cand in candidates[i]:
-                hit = kept.get(cand)
-                if hit is None:   # a candidate that was itself dropped
-                    continue
-                j = float(estimate_jaccard(sigs[i], hit[1]))
-                if j >= self.threshold and (best is None or (-j, cand) < best):
-                    best = (-j, cand)
-            if best is not None:
-                kept_id = kept[best[1]][0]
-                decisions.append((RejectReason.DUPLICATE_NEAR,
-                                  f"near duplicate of kept row {kept_id} (estimated Jaccard {-best[0]:.3f} "
-                                  f">= {self.threshold})"))
-            else:
-                kept[seqs[i]] = (record.id, sigs[i].copy())  # copy: do not pin the batch array
-                decisions.append(None)
-        segments.append((own, seqs, 1))
-        self._compact(segments, kept)
-        return decisions
-
-    def _compact(self, segments: list[tuple[Any, list[int], int]], kept: dict[int, tuple[str, np.ndarray]]) -> None:
-        from kvdata.audit.lexical import LSHIndex
-
-        k = self.MERGE_FAN_IN
-        while len(segments) >= k and len({n for _, _, n in segments[-k:]}) == 1:
-            group = segments[-k:]
-            del segments[-k:]
-            seqs = [q for _, part, _ in group for q in part if q in kept]
-            merged = LSHIndex(threshold=self.lsh_threshold, num_perm=self.num_perm)
-            if seqs:
-                merged.insert_many(seqs, np.stack([kept[q][1] for q in seqs]))
-            segments.append((merged, seqs, sum(n for _, _, n in group)))
-
-
-class UniqueIds:
-    """Drops a row whose id is already kept anywhere in the corpus (runs even with dedup off).
-
-    Ids hash subset, task, variant, path and kernel code, so two rows share one only when
-    those agree and something else (the reference, the license) differs: the first wins.
-    """
-
-    name = "unique_ids"
-
-    def __init__(self) -> None:
-        self._ids: set[str] = set()
-
-    def decide(self, batch: Batch) -> list[Decision]:
-        decisions: list[Decision] = []
-        for record in batch.records:
-            if record.id in self._ids:
-                decisions.append((RejectReason.DUPLICATE_EXACT,
-                                  f"id {record.id} already kept (same subset, task, variant, path and kernel code)"))
-            else:
-                self._ids.add(record.id)
-                decisions.append(None)
-        return decisions
+    n = len(cands)
+    decisions: list[Decision] = [None] * n
+    exact = settings.dedup and len(cands.digests) == n
+    sigs = cands.sigs() if settings.dedup and cands.config != QA_CONFIG else None
+    near = None
+    if sigs is not None and n and len(cands.ref_keys) == n:
+        near = NearIndex(sigs, np.array(cands.ref_keys, dtype=np.uint64), settings)
+    seen: dict[bytes, int] = {}
+    for i in cands.priority_order():
+        if exact:
+            j = seen.get(cands.digests[i])
+            if j is not None:
+                decisions[i] = (RejectReason.DUPLICATE_EXACT, f"same normalised text as kept row {cands.ids[j]}")
+                continue
+        if near is not None:
+            hit = near.best_match(i)
+            if hit is not None:
+                decisions[i] = (RejectReason.DUPLICATE_NEAR,
+                                f"near duplicate of kept row {cands.ids[hit[0]]} (estimated Jaccard {hit[1]:.3f} "
+                                f">= {settings.threshold})")
+                continue
+        if cands.ids[i] in kept_ids:
+            decisions[i] = (RejectReason.DUPLICATE_EXACT,
+                            f"id {cands.ids[i]} already kept (same subset, task, variant, path and kernel code)")
+            continue
+        kept_ids.add(cands.ids[i])
+        if exact:
+            seen[cands.digests[i]] = i
+        if near is not None:
+            near.add(i)
+    return decisions

@@ -423,8 +423,8 @@ def test_sample_kernels_survive_near_duplicate_removal():
     from kvdata.buildconfig import DEFAULT_NEAR_DUP_THRESHOLD
 
     kept = [r for s in sample_sources() for r in records(s.read())]
-    _, sigs = dedup.fingerprint("triton", [r.kernel_code for r in kept], [r.pytorch_code or "" for r in kept],
-                                dedup.FingerprintSettings())
+    sigs = dedup.fingerprint("triton", [r.kernel_code for r in kept], [r.pytorch_code or "" for r in kept],
+                             dedup.FingerprintSettings()).sigs
     worst = max(((sigs[i] == sigs[j]).mean(), kept[i].task_name, kept[j].task_name)
                 for i in range(len(kept)) for j in range(i + 1, len(kept)))
     assert worst[0] < DEFAULT_NEAR_DUP_THRESHOLD - 0.05, worst

@@ -14,7 +14,7 @@ from kvdata.builders.triton import TritonTableSource
 from kvdata.hub import built_configs, shard_files
 from kvdata.licenses import normalize_spdx
 from kvdata.pipeline import build
-from kvdata.schema import ALL_CONFIGS, KernelRecord, Provenance
+from kvdata.schema import ALL_CONFIGS, KernelRecord, Provenance, Verification
 
 SAMPLE_TABLE = Path(__file__).resolve().parent.parent / "builders" / "sample" / "triton" / "table" / "agent_outputs.jsonl"
 
@@ -69,7 +69,7 @@ def test_worker_pool_and_rebuild_give_identical_ids_and_accounting(sample_builds
     a0 = json.loads((out0 / "accounting.json").read_text())
     a1 = json.loads((out1 / "accounting.json").read_text())
     assert a0 == a1
-    assert "fingerprint_wait" in r1.step_seconds and "fingerprint" in r0.step_seconds
+    assert "wait" in r1.step_seconds and "wait" not in r0.step_seconds and "fingerprint" in r0.step_seconds
 
 
 def _table_row(name: str, kernel: str, ref: str, lic: str = "MIT") -> dict:
@@ -200,3 +200,111 @@ def test_fast_row_conversion_equals_to_row():
                  license="MIT", provenance=Provenance(path="h.h", line_start=1, line_end=2))
     assert row_of(k) == k.to_row() and row_of(q) == q.to_row()
     assert row_of(k)["provenance"] is not k.provenance  # a copy, not the record's own object
+
+
+# ----------------------------------------------------------------- which row of a duplicate cluster wins
+GPUMODE = SAMPLE_TABLE.parents[2] / "hip_gpumode"
+
+
+def _agent_rows(variants: list[tuple[str, str, dict]]) -> list[dict]:
+    """hip_cudaagent records: (task, kernel file of the sample's hip_gpumode tree, verification)."""
+    out = []
+    for task, hip_file, verification in variants:
+        out.append({"task_name": task, "variant": Path(hip_file).stem, "license": "MIT",
+                    "pytorch_code": (GPUMODE / "pytorch_code_module" / f"{task}.py").read_text(),
+                    "hip_code": (GPUMODE / hip_file).read_text(), "verification": verification})
+    return out
+
+
+def _build_agent(tmp_path: Path, name: str, rows: list[dict], **cfg) -> tuple[dict, list[dict], list[dict]]:
+    from kvdata.builders.hip_cudaagent import HipCudaAgentSource
+
+    folder = tmp_path / name
+    folder.mkdir()
+    _write_jsonl(folder / "rows.jsonl", rows)
+    out = tmp_path / f"{name}_out"
+    result = build(BuildConfig(**cfg), out, progress=False, sources=[HipCudaAgentSource(str(folder))])
+    return result.accounting, _rows(out, "hip_cudaagent"), _rejects(out)
+
+
+@pytest.mark.parametrize("wrong_first", [True, False])
+def test_correct_variant_wins_over_an_incorrect_near_duplicate(tmp_path, wrong_first):
+    """1_ReLU and its one-token-wrong variant (x[i + 1]) are near duplicates (Jaccard ~0.98): the
+    verified-correct one is kept whatever the order (and ids) of the two."""
+    wrong = ("1_ReLU", "hip_code/1_ReLU__wrong_index.hip", {"correct": False, "speedup": 3.0})
+    right = ("1_ReLU", "hip_code/1_ReLU.hip", {"correct": True, "speedup": 1.1})
+    rows = _agent_rows([wrong, right] if wrong_first else [right, wrong])
+    for workers in (0, 2):
+        acc, kept, rejects = _build_agent(tmp_path, f"w{workers}", rows, workers=workers)
+        assert [r["variant"] for r in kept] == ["1_ReLU"]
+        assert kept[0]["verification"]["correct"] is True
+        (dup,) = rejects
+        assert dup["reason"] == "duplicate_near" and kept[0]["id"] in dup["message"]
+        assert acc["sources"]["hip_cudaagent"]["reconciles"]
+
+
+def test_priority_unknown_beats_incorrect_and_faster_beats_slower(tmp_path):
+    """correct True > unknown > False, then higher speedup; the incorrect row loses to an unverified one."""
+    rows = _agent_rows([("1_ReLU", "hip_code/1_ReLU__wrong_index.hip", {"correct": False}),
+                        ("1_ReLU", "hip_code/1_ReLU.hip", {}),
+                        ("5_Softmax", "hip_code/5_Softmax.hip", {"correct": True, "speedup": 1.2}),
+                        ("5_Softmax", "hip_code/5_Softmax__partial_sum.hip", {"correct": True, "speedup": 2.5})])
+    _, kept, rejects = _build_agent(tmp_path, "prio", rows)
+    assert sorted(r["variant"] for r in kept) == ["1_ReLU", "5_Softmax__partial_sum"]
+    assert sorted(r["reason"] for r in rejects) == ["duplicate_near", "duplicate_near"]
+
+
+def test_near_duplicates_only_within_one_reference(tmp_path):
+    """GEMM and GEMM+ReLU kernels are ~0.98 alike but answer different references: both stay."""
+    rows = _agent_rows([("12_Gemm", "hip_code/12_Gemm.hip", {}), ("12_Gemm_ReLU", "hip_code/12_Gemm_ReLU.hip", {})])
+    _, kept, rejects = _build_agent(tmp_path, "refs", rows)
+    assert len(kept) == 2 and not rejects
+    # the same two kernels under ONE reference are near duplicates
+    rows[1]["pytorch_code"] = rows[0]["pytorch_code"]
+    _, kept, rejects = _build_agent(tmp_path, "one_ref", rows)
+    assert len(kept) == 1 and [r["reason"] for r in rejects] == ["duplicate_near"]
+
+
+def test_units_compose_to_read():
+    """The table-like builders' two halves give exactly what read() gives (the parallel build relies on it)."""
+    from kvdata.builders.hip_cudaagent import HipCudaAgentSource
+
+    for source in (_table_source(SAMPLE_TABLE), HipCudaAgentSource(str(SAMPLE_TABLE.parents[2] / "hip_cudaagent"))):
+        via_units = [source.unit_to_item(u) for u in source.read_units()]
+        assert via_units == list(source.read()) and len(via_units) > 3
+
+
+class CrashOnThirdUnit(TritonTableSource):
+    """A table builder whose costly half (run in the workers) raises on the third record."""
+
+    kind = "crash_third"
+
+    def unit_to_item(self, unit):
+        if unit[0].endswith(":3"):
+            raise RuntimeError("builder bug in unit_to_item")
+        return super().unit_to_item(unit)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_crash_in_a_worker_counts_like_one_in_process(tmp_path, workers):
+    """Records after the crash are not counted even though workers read ahead (chunks of 1)."""
+    rows = [dict(r, name=f"{r['name']}_{i}") for i, r in enumerate(_sample_table_rows() * 3)]
+    path = _write_jsonl(tmp_path / "t.jsonl", rows)
+    source = CrashOnThirdUnit(str(path), columns={"task_name": "name", "pytorch_code": "ref", "kernel_code": "triton",
+                                                  "license": "lic", "generator": "model"})
+    result = build(BuildConfig(workers=workers, batch_size=1), tmp_path / "out", progress=False, sources=[source])
+    acc = result.accounting["sources"]["crash_third"]
+    assert acc["input"] == 3 and acc["rejected"].get("other") == 1 and acc["reconciles"]
+    crash = next(r for r in _rejects(tmp_path / "out") if r["ref"].endswith(":crash"))
+    assert "source raised after 2 records" in crash["message"] and "unit_to_item" in crash["message"]
+
+
+def test_columns_table_equals_rows_to_table():
+    from kvdata.hub import rows_to_table
+    from kvdata.pipeline import columns_table, row_of
+
+    records = [r for r in _table_source(SAMPLE_TABLE).read() if isinstance(r, KernelRecord)]
+    records.append(KernelRecord(subset="s", source="x", language="hip", task_name="t", pytorch_code=None,
+                                kernel_code="k", license="MIT", provenance=Provenance(repo="r", line_start=3),
+                                verification=Verification(correct=True, speedup=1.5)))
+    assert columns_table(records, "triton").equals(rows_to_table([row_of(r) for r in records], "triton"))
