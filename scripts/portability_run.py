@@ -80,12 +80,26 @@ def check_sample(row: dict, backend, cache_dir: Path, seeds=(0, 1, 2), rtol=1e-4
             "cache_hit": candidate.cache_hit, "ext_calls": candidate.launch_counter()}
 
 
+def _checked(row: dict, cache_dir: Path, backend=None) -> dict:
+    """check_sample, with any failure turned into a status (one sample never ends the run)."""
+    from kvdata.reverify.backends.cuda_portability import CudaPortabilityBackend
+
+    try:
+        return check_sample(row, backend or CudaPortabilityBackend(), cache_dir)
+    except Exception as exc:
+        return {"status": "compile_error" if "build" in type(exc).__name__.lower() or
+                "Translation" in type(exc).__name__ else "runtime_error",
+                "error": "".join(traceback.format_exception_only(exc)).strip()[-2000:]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample-dir", type=Path, default=Path("builders/sample/hip_gpumode"))
     parser.add_argument("--input", type=Path, help="JSONL or parquet rows instead of --sample-dir")
     parser.add_argument("--cache-dir", type=Path, default=Path(".kvdata-cache/portability"))
     parser.add_argument("--out", type=Path, default=Path("portability.json"))
+    parser.add_argument("--limit", type=int, help="only the first N samples")
+    parser.add_argument("--jobs", type=int, default=1, help="samples built and run in parallel processes")
     args = parser.parse_args()
 
     from kvdata.reverify.backends.cuda_portability import CudaPortabilityBackend
@@ -96,14 +110,16 @@ def main() -> int:
         print(f"cuda-portability backend unavailable: {why}", file=sys.stderr)
         return 2
     rows = samples_from_file(args.input) if args.input else samples_from_dir(args.sample_dir)
+    rows = rows[:args.limit] if args.limit else rows
     results = []
-    for row in rows:
-        try:
-            outcome = check_sample(row, backend, args.cache_dir)
-        except Exception as exc:   # one sample's failure must not end the run
-            outcome = {"status": "compile_error" if "build" in type(exc).__name__.lower() or
-                       "Translation" in type(exc).__name__ else "runtime_error",
-                       "error": "".join(traceback.format_exception_only(exc)).strip()[-2000:]}
+    if args.jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            outcomes = list(pool.map(_checked, rows, [args.cache_dir] * len(rows)))
+    else:
+        outcomes = (_checked(row, args.cache_dir, backend) for row in rows)
+    for row, outcome in zip(rows, outcomes):
         outcome.update(id=row["id"], expected=row.get("expected"))
         results.append(outcome)
         print(f"{row['id']:<45} {outcome['status']:<14} expected={outcome['expected']!s:<10} "
