@@ -12,25 +12,32 @@ densification* (Shrivastava & Li 2014): an empty bin borrows the value of the ne
 offset by the distance, which keeps ``P[sig_a[i] == sig_b[i]] ~= Jaccard(a, b)``. The estimate quality against
 exact Jaccard is measured in scripts/bench_audit.py and in tests/test_lexical.py.
 
-How a batch is hashed (all numpy, no Python loop per token):
-1. the texts are joined into one byte buffer; a byte-class table marks token starts and ends (a token is a run
+How a batch is hashed (all numpy, no Python loop per token; batches of ~1 MiB so temporaries stay in cache):
+1. the texts are joined into one byte buffer; byte-class tables mark token starts and ends (a token is a run
    of word bytes or one punctuation byte, exactly :func:`kvdata.audit.normalize.tokens`);
 2. each token's hash is a position-independent polynomial hash read off a prefix sum (mod 2**64), then mixed;
-3. an n-gram's hash combines n consecutive token hashes by doubling (g2 = g1*M + g1[+1], g4 = ...), and
-   windows that cross a document boundary are dropped.
+   optionally, user-chosen identifiers are then replaced by the placeholder's hash (:func:`token_hashes`,
+   equal to hashing ``normalize_code(text, rename_identifiers=True)`` but ~25x cheaper than building that text);
+3. an n-gram's hash combines n consecutive token hashes by doubling (g2 = g1*M + g1[+1], g4 = ...; the 13-grams
+   reuse the 5-grams: 13 = 8 + 5), and windows that cross a document boundary are dropped;
+4. signatures: one ``np.minimum.at`` over (document, bin) slots.
 
-Exact Jaccard and containment between candidates are computed on the sets of 64-bit shingle hashes (exact up to
-64-bit collisions); :func:`jaccard` and :func:`containment` compute them on token tuples for single pairs.
+The audit's scan (:class:`LexicalScanner`) then finds candidates without Python loops per document: LSH band
+keys are looked up in one sorted array behind a bitmap (:meth:`LSHIndex.query_pairs`), and containment
+candidates come from prefix filtering with a count filter (:class:`ContainmentIndex`). Only the few surviving
+pairs are verified one by one. Exact Jaccard and containment are computed on the sets of 64-bit shingle hashes
+(exact up to 64-bit collisions); :func:`jaccard` and :func:`containment` compute them on token tuples for
+single pairs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Hashable, Iterable, Sequence
+from typing import Hashable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from kvdata.audit.normalize import tokens
+from kvdata.audit.normalize import KEPT_NAMES, PLACEHOLDER, tokens
 
 __all__ = [
     "MinHasher", "LSHIndex", "NgramHashes", "ngram_hashes", "estimate_jaccard", "jaccard", "containment",
@@ -45,25 +52,29 @@ _BYTE_BASE_INV = pow(_BYTE_BASE, -1, 1 << 64)
 _GRAM_BASE = 0x9E3779B97F4A7C15        # odd multiplier that combines consecutive token hashes
 _EMPTY = np.iinfo(np.uint64).max       # value of a bin no shingle fell into
 _BITMAP_SIZE = 1 << 24                 # membership pre-filter of ContainmentIndex (16 MiB of bools)
-_SORT_MAX_DOCS = 1 << 16               # documents per sort: the document index fills a key's top 16 bits
-_MAX_BATCH_BYTES = 4 << 20             # bytes hashed per numpy pass; bounds the temporary arrays (~8x this)
+_MAX_BATCH_BYTES = 1 << 20             # bytes hashed per numpy pass: temporaries (~8x this) stay in cache
 
-# 0 = whitespace, 1 = word byte (ASCII letters, digits, "_", any non-ASCII byte), 2 = punctuation.
-_BYTE_CLASS = np.full(256, 2, dtype=np.uint8)
-_BYTE_CLASS[[9, 10, 11, 12, 13, 32]] = 0
+# Byte classes. A token is a run of word bytes (ASCII letters, digits, "_", any non-ASCII byte) or one punctuation
+# byte; whitespace separates tokens. This is exactly :func:`kvdata.audit.normalize.tokens`, on UTF-8 bytes.
+_WORD_BYTE = np.zeros(256, dtype=bool)
 for _lo, _hi in ((ord("a"), ord("z")), (ord("A"), ord("Z")), (ord("0"), ord("9"))):
-    _BYTE_CLASS[_lo:_hi + 1] = 1
-_BYTE_CLASS[ord("_")] = 1
-_BYTE_CLASS[0x80:] = 1
+    _WORD_BYTE[_lo:_hi + 1] = True
+_WORD_BYTE[ord("_")] = True
+_WORD_BYTE[0x80:] = True
+_IDENT_START_BYTE = _WORD_BYTE.copy()          # first byte of an identifier: an ASCII letter or "_"
+_IDENT_START_BYTE[ord("0"):ord("9") + 1] = False
+_IDENT_START_BYTE[0x80:] = False
 
 
 def _fmix64(x: np.ndarray) -> np.ndarray:
     """MurmurHash3's 64-bit finaliser: spreads a polynomial hash's entropy into every bit (in place)."""
-    x ^= x >> _U64(33)
-    x *= _U64(0xFF51AFD7ED558CCD)
-    x ^= x >> _U64(33)
-    x *= _U64(0xC4CEB9FE1A85EC53)
-    x ^= x >> _U64(33)
+    scratch = np.empty_like(x)
+    for mult in (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53):
+        np.right_shift(x, _U64(33), out=scratch)
+        x ^= scratch
+        x *= _U64(mult)
+    np.right_shift(x, _U64(33), out=scratch)
+    x ^= scratch
     return x
 
 
@@ -99,32 +110,162 @@ class NgramHashes:
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.offsets))
 
 
-def _token_hashes(texts: Sequence[str], seed: int) -> NgramHashes:
-    """Hash every token of every text (see the module docstring, steps 1-2)."""
+@dataclass
+class _Tokens:
+    """One batch's tokens: the joined UTF-8 buffer, each token's byte span, and each document's first token."""
+
+    buf: np.ndarray      # uint8: the texts joined by one space, plus a trailing space
+    starts: np.ndarray   # int64 byte offset of each token
+    ends: np.ndarray     # int64 byte offset one past each token
+    offsets: np.ndarray  # int64, len = n_docs + 1: document i owns tokens offsets[i]:offsets[i+1]
+
+
+def _tokenise(texts: Sequence[str]) -> _Tokens:
+    """Token spans of every text of a batch, found on bytes with two table lookups and a few boolean passes."""
     encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
     buf = np.frombuffer(b" ".join(encoded) + b" ", dtype=np.uint8)
     doc_starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) + 1 for e in encoded], out=doc_starts[1:])
-    cls = _BYTE_CLASS[buf]
-    prev = np.empty_like(cls)
-    prev[0] = 0
-    prev[1:] = cls[:-1]
-    nxt = np.empty_like(cls)
-    nxt[-1] = 0
-    nxt[:-1] = cls[1:]
-    nonspace = cls != 0
-    starts = np.flatnonzero(nonspace & ((cls == 2) | (prev != cls)))
-    ends = np.flatnonzero(nonspace & ((cls == 2) | (nxt != cls))) + 1
+    word, punct = _byte_classes(buf)
+    start_mask = word.copy()                 # a word run starts where the previous byte is no word byte
+    start_mask[1:] &= ~word[:-1]
+    start_mask |= punct
+    end_mask = word                          # ... and ends where the next byte is none (buf ends with a space)
+    end_mask[:-1] &= ~word[1:]
+    end_mask |= punct
+    starts = np.flatnonzero(start_mask)
+    ends = np.flatnonzero(end_mask) + 1
+    return _Tokens(buf, starts, ends, np.searchsorted(starts, doc_starts).astype(np.int64))
 
+
+def _byte_classes(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(word byte, punctuation byte) masks, by vectorised comparisons (about 4x cheaper than table lookups).
+
+    Word bytes are those of ``_WORD_BYTE``; punctuation is every other non-whitespace byte. ``b | 0x20`` maps
+    exactly the ASCII letters into a-z.
+    """
+    u8 = np.uint8
+    word = (buf | u8(0x20)) - u8(ord("a")) < u8(26)
+    word |= buf - u8(ord("0")) < u8(10)
+    word |= buf == u8(ord("_"))
+    word |= buf >= u8(0x80)
+    space = buf - u8(9) < u8(5)                      # \t \n \v \f \r
+    space |= buf == u8(ord(" "))
+    return word, ~(word | space)
+
+
+def _hash_tokens(tk: _Tokens, seed: int) -> np.ndarray:
+    """Each token's hash: a position-independent polynomial hash of its bytes, read off a prefix sum, then mixed."""
+    buf = tk.buf
     size = _pow_table_size(len(buf) + 1)
     with np.errstate(over="ignore"):
         prefix = np.zeros(len(buf) + 1, dtype=np.uint64)
-        np.cumsum(buf.astype(np.uint64) * _powers(_BYTE_BASE, size)[:len(buf)], out=prefix[1:])
-        values = (prefix[ends] - prefix[starts]) * _powers(_BYTE_BASE_INV, size)[starts]
+        weighted = buf.astype(np.uint64)
+        weighted *= _powers(_BYTE_BASE, size)[:len(buf)]
+        np.cumsum(weighted, out=prefix[1:])
+        values = prefix[tk.ends] - prefix[tk.starts]
+        values *= _powers(_BYTE_BASE_INV, size)[tk.starts]
         values ^= _U64(_splitmix(seed))
-    _fmix64(values)
-    offsets = np.searchsorted(starts, doc_starts).astype(np.int64)
-    return NgramHashes(values, offsets)
+    return _fmix64(values)
+
+
+def _token_hashes(texts: Sequence[str], seed: int, rename_identifiers: bool = False) -> NgramHashes:
+    """Hash every token of every text (see the module docstring, steps 1-2)."""
+    tk = _tokenise(texts)
+    values = _hash_tokens(tk, seed)
+    if rename_identifiers:
+        _rename_identifiers(tk, values, _name_hashes(seed))
+    return NgramHashes(values, tk.offsets)
+
+
+@dataclass(frozen=True)
+class _NameHashes:
+    """Token hashes of the names identifier renaming treats specially, with a direct-mapped table of the kept
+    names: slot ``h >> 48`` holds the kept name hashing there (an empty slot holds a value whose top bits are not
+    its slot, so nothing matches it); the few names whose slot is taken go to a small sorted overflow array."""
+
+    table: np.ndarray         # 65536 uint64
+    overflow: np.ndarray      # sorted uint64
+    placeholder: np.uint64    # hash of "_v"
+    self_: np.uint64          # hash of "self"
+
+    def is_kept(self, values: np.ndarray) -> np.ndarray:
+        kept = self.table[values >> _U64(48)] == values
+        if len(self.overflow):
+            kept |= _isin_sorted(values, self.overflow)
+        return kept
+
+
+@lru_cache(maxsize=4)
+def _name_hashes(seed: int) -> _NameHashes:
+    names = sorted(KEPT_NAMES)
+    tk = _tokenise([" ".join(names), PLACEHOLDER, "self"])
+    if np.diff(tk.offsets).tolist() != [len(names), 1, 1]:
+        raise AssertionError("every kept name must be one token")
+    values = _hash_tokens(tk, seed)
+    table = ~(np.arange(1 << 16, dtype=np.uint64) << _U64(48))
+    overflow = []
+    for h in values[:len(names)].tolist():
+        slot = h >> 48
+        if int(table[slot]) >> 48 == slot:
+            overflow.append(h)
+        else:
+            table[slot] = h
+    return _NameHashes(table, np.sort(np.array(overflow, dtype=np.uint64)), values[len(names)],
+                       values[len(names) + 1])
+
+
+def _rename_identifiers(tk: _Tokens, values: np.ndarray, names: _NameHashes) -> None:
+    """Replace (in place) the hash of every user-chosen identifier by the hash of the placeholder ``_v``.
+
+    The token-level equivalent of :func:`kvdata.audit.normalize.placeholder_identifiers` (tested to agree): an
+    identifier keeps its name when it is a kept name, a dunder, or an attribute reached through a chain of kept
+    names (``torch.nn.functional.relu``; not ``self.weight``). Work is done on the identifiers alone. An
+    identifier is *linked* to the previous identifier when only "." tokens (at least one) of the same document
+    lie between them. Along a linked chain, "kept" propagates from a kept name other than ``self`` (or a literal
+    ``_v``, which renaming leaves as it is) until the chain breaks; that recurrence is solved with running
+    maxima: a position propagates when the last run start comes after the last break.
+    """
+    buf, starts, ends = tk.buf, tk.starts, tk.ends
+    first = buf[starts]
+    ident = _IDENT_START_BYTE[first]
+    if buf.max() >= 0x80:   # an identifier is ASCII only: drop tokens holding a non-ASCII byte
+        non_ascii = np.zeros(len(buf) + 1, dtype=np.int64)
+        np.cumsum(buf >= 0x80, out=non_ascii[1:])
+        ident &= non_ascii[ends] == non_ascii[starts]
+    at = np.flatnonzero(ident)                     # token index of every identifier
+    if not len(at):
+        return
+    value = values[at]
+    kept_name = names.is_kept(value)
+    under = np.flatnonzero(first[at] == ord("_"))  # dunders keep their names
+    s, e = starts[at[under]], ends[at[under]]
+    kept_name[under] |= (e - s >= 2) & (buf[s + 1] == 95) & (buf[e - 1] == 95) & (buf[e - 2] == 95)
+    is_self = value == names.self_
+
+    doc_first = np.zeros(len(values), dtype=bool)
+    doc_first[tk.offsets[:-1][np.diff(tk.offsets) > 0]] = True
+    dot = ((ends - starts) == 1) & (first == ord(".")) & ~doc_first   # a document's first token never links
+    prev, cur = at[:-1], at[1:]
+    gap = cur - prev - 1
+    linked = np.zeros(len(at), dtype=bool)
+    if (dot[1:] & dot[:-1]).any():                 # rare "a..b": count the dots between
+        dots = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(dot, out=dots[1:])
+        linked[1:] = (gap >= 1) & (dots[cur] - dots[prev + 1] == gap)
+    else:
+        linked[1:] = (gap == 1) & dot[cur - 1]
+    linked &= ~doc_first[at]
+
+    idx = np.arange(len(at))
+    run_start = ~is_self & (kept_name | (value == names.placeholder))
+    run_break = is_self | ~linked
+    last_start = np.maximum.accumulate(np.where(run_start, idx, -1))
+    last_break = np.maximum.accumulate(np.where(run_break, idx, -1))
+    propagates = last_start >= last_break          # (a run start is never a break unless it is also unlinked)
+    kept = kept_name
+    kept[1:] |= linked[1:] & propagates[:-1]
+    values[at[~kept]] = names.placeholder
 
 
 def _splitmix(seed: int) -> int:
@@ -134,30 +275,36 @@ def _splitmix(seed: int) -> int:
     return z ^ (z >> 31)
 
 
-def _window_hashes(tok: np.ndarray, n: int) -> np.ndarray:
-    """h[i] = sum_k tok[i+k] * M**(n-1-k) for every full window, built by doubling (log n numpy passes)."""
-    if len(tok) < n:
-        return np.zeros(0, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        blocks = {1: tok}
-        width = 1
-        while width * 2 <= n:
-            g = blocks[width]
-            blocks[width * 2] = g[:-width] * _U64(pow(_GRAM_BASE, width, 1 << 64)) + g[width:]
-            width *= 2
-        # Combine the binary decomposition of n, largest block first.
-        acc, acc_width = None, 0
-        for w in sorted(blocks, reverse=True):
-            if acc_width + w > n:
-                continue
-            g = blocks[w]
-            if acc is None:
-                acc, acc_width = g.copy(), w
-            else:
-                length = len(tok) - (acc_width + w) + 1
-                acc = acc[:length] * _U64(pow(_GRAM_BASE, w, 1 << 64)) + g[acc_width:acc_width + length]
-                acc_width += w
-        return acc[:max(len(tok) - n + 1, 0)]
+class _Windows:
+    """Unmixed n-gram window hashes h[i] = sum_k tok[i+k] * M**(n-1-k), several n sharing their work.
+
+    Widths are built by doubling (1, 2, 4, 8, ...) and an n-gram combines the largest power of two with an
+    already-built rest (13 = 8 + 5), so the 5-grams and 13-grams of one batch together cost five numpy passes.
+    """
+
+    def __init__(self, tok: np.ndarray):
+        self.tok = tok
+        self._built: dict[int, np.ndarray] = {1: tok}
+
+    def get(self, n: int) -> np.ndarray:
+        if n in self._built:
+            return self._built[n]
+        total = len(self.tok)
+        if total < n:
+            return np.zeros(0, dtype=np.uint64)
+        high = 1 << (n.bit_length() - 1)
+        if high == n:
+            half = self.get(n // 2)
+            head, tail = half[:total - n + 1], half[n // 2:]
+            rest = n // 2
+        else:
+            rest = n - high
+            head, tail = self.get(high)[:total - n + 1], self.get(rest)[high:high + total - n + 1]
+        with np.errstate(over="ignore"):
+            out = head * _U64(pow(_GRAM_BASE, rest, 1 << 64))
+            out += tail
+        self._built[n] = out
+        return out
 
 
 def ngram_hashes(texts: Sequence[str], n: int, *, seed: int = 1) -> NgramHashes:
@@ -196,32 +343,41 @@ def _ngram_hashes_batch(texts: Sequence[str], n: int, seed: int) -> NgramHashes:
     return grams_from_tokens(_token_hashes(texts, seed), n)
 
 
-def token_hashes(texts: Sequence[str], *, seed: int = 1) -> NgramHashes:
-    """The hash of every token of every text (CSR); several n-gram lengths can then share one tokenisation."""
-    return _concat([_token_hashes(batch, seed) for batch in _byte_batches(texts)])
+def token_hashes(texts: Sequence[str], *, seed: int = 1, rename_identifiers: bool = False) -> NgramHashes:
+    """The hash of every token of every text (CSR); several n-gram lengths can then share one tokenisation.
+
+    With ``rename_identifiers``, user-chosen identifiers hash as the placeholder ``_v``: the result equals the
+    token hashes of ``normalize_code(text, rename_identifiers=True)`` for any text whose comments are stripped.
+    """
+    return _concat([_token_hashes(batch, seed, rename_identifiers) for batch in _byte_batches(texts)])
 
 
-def grams_from_tokens(tok: NgramHashes, n: int) -> NgramHashes:
-    """Token n-gram hashes from token hashes (see :func:`ngram_hashes`)."""
+def grams_from_tokens(tok: NgramHashes, n: int, windows: Optional["_Windows"] = None) -> NgramHashes:
+    """Token n-gram hashes from token hashes (see :func:`ngram_hashes`); ``windows`` shares work across n."""
     lengths = np.diff(tok.offsets)
     if n == 1:
         grams, counts = tok.values.copy(), lengths
-        _fmix64(grams)
     else:
-        windows = _window_hashes(tok.values, n)
-        # keep window i only if it ends inside the document it starts in
-        doc_of = tok.doc_index()[:len(windows)]
-        keep = np.arange(len(windows)) + n <= tok.offsets[1:][doc_of]
-        grams = windows[keep]
+        all_windows = (windows or _Windows(tok.values)).get(n)
+        grams = all_windows[_windows_inside_docs(tok.offsets, n, len(all_windows))]
         counts = np.maximum(lengths - n + 1, 0)
     offsets = np.zeros(len(tok) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     short = np.flatnonzero((lengths > 0) & (lengths < n))
     if len(short):  # rare: texts shorter than one n-gram get a single gram over all their tokens
         grams, offsets = _insert_short_grams(grams, offsets, tok, short)
-    if n > 1:
-        _fmix64(grams)
+    _fmix64(grams)
     return NgramHashes(grams, offsets)
+
+
+def _windows_inside_docs(offsets: np.ndarray, n: int, n_windows: int) -> np.ndarray:
+    """Mask of the windows that end inside the document they start in (the last n-1 starts of each doc do not)."""
+    keep = np.ones(n_windows, dtype=bool)
+    ends = offsets[1:, None]
+    crossing = ends - np.arange(1, n, dtype=np.int64)[None, :]          # window starts in [end-n+1, end-1]
+    crossing = crossing[(crossing >= offsets[:-1, None]) & (crossing < n_windows)]
+    keep[crossing] = False
+    return keep
 
 
 def _insert_short_grams(grams, offsets, tok: NgramHashes, short: np.ndarray):
@@ -274,25 +430,18 @@ class MinHasher:
     def signatures_from_shingles(self, sh: NgramHashes) -> np.ndarray:
         """Signatures from precomputed shingle hashes (lets a caller reuse the shingles for exact Jaccard).
 
-        A shingle's bin is the top bits of its hash, so within one document sorting the hashes sorts them by bin:
-        one sort of (document, hash) keys puts each bin's minimum first in its run. The key holds the document
-        in its top 16 bits, so a signature value is the hash without its low 16 bits (a tie there is ~2**-48).
+        A shingle's bin is the top bits of its hash; one unbuffered ``np.minimum.at`` over (document, bin) slots
+        keeps each bin's minimum (cheaper than sorting the batch). A signature value is that minimum with its
+        low 16 bits cleared (a tie there is ~2**-48), so values stay equal to those of earlier releases.
         """
         n_docs = len(sh)
         sig = np.full(n_docs * self.num_perm, _EMPTY, dtype=np.uint64)
-        for lo in range(0, n_docs, _SORT_MAX_DOCS):
-            hi = min(lo + _SORT_MAX_DOCS, n_docs)
-            values = sh.values[sh.offsets[lo]:sh.offsets[hi]]
-            if not len(values):
-                continue
-            doc = np.repeat(np.arange(hi - lo, dtype=np.uint64), np.diff(sh.offsets[lo:hi + 1]))
-            keys = (doc << _U64(48)) | (values >> _U64(16))
-            keys.sort()
-            slot = (keys >> _U64(48)).astype(np.int64) * self.num_perm + (
-                (keys << _U64(16)) >> self._bin_shift).astype(np.int64)
-            first = np.ones(len(keys), dtype=bool)
-            first[1:] = slot[1:] != slot[:-1]
-            sig[lo * self.num_perm + slot[first]] = keys[first] << _U64(16)
+        if len(sh.values):
+            slot = np.repeat(np.arange(n_docs, dtype=np.int64) * self.num_perm, np.diff(sh.offsets))
+            slot += (sh.values >> self._bin_shift).astype(np.int64)
+            np.minimum.at(sig, slot, sh.values)
+            filled = sig != _EMPTY
+            sig[filled] &= ~_U64(0xFFFF)
         sig = sig.reshape(n_docs, self.num_perm)
         self._densify(sig, np.diff(sh.offsets) > 0)
         return sig
@@ -358,7 +507,7 @@ def containment(bench_text: str, train_text: str, n: int = 13) -> float:
 
 def set_jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """Jaccard similarity of two arrays of hashes taken as sets."""
-    a, b = np.unique(a), np.unique(b)
+    a, b = _unique(a), _unique(b)
     if not len(a) or not len(b):
         return 0.0
     inter = len(np.intersect1d(a, b, assume_unique=True))
@@ -397,6 +546,9 @@ class LSHIndex:
         self._tables: list[dict[int, list[Hashable]]] = [{} for _ in range(self.bands)]
         self._keys: set[Hashable] = set()
         self._sorted_band_keys: list[np.ndarray] | None = None
+        self._key_list: list[Hashable] = []          # keys in insertion order (their position is their id)
+        self._band_rows: list[np.ndarray] = []       # band hashes of the inserted signatures, in insertion order
+        self._flat: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _band_hashes(self, sigs: np.ndarray) -> np.ndarray:
         """(n, bands) uint64: each band's rows folded into one hash."""
@@ -425,7 +577,10 @@ class LSHIndex:
             for key, h in zip(keys, bh[:, band].tolist()):
                 table.setdefault(h, []).append(key)
         self._keys.update(keys)
+        self._key_list.extend(keys)
+        self._band_rows.append(bh)
         self._sorted_band_keys = None
+        self._flat = None
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -453,107 +608,162 @@ class LSHIndex:
         return out
 
 
+    def query_pairs(self, sigs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised ``query_many``: (signature row, key id) for every pair sharing a band, each pair once.
+
+        A key's id is its position in insertion order (``keys_by_id``). (band, band hash) pairs are folded into
+        one 64-bit key, so a collision there can only add a candidate, never lose one.
+        """
+        none = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if not self._key_list:
+            return none
+        flat_keys, flat_ids, bitmap = self._flat_index()
+        q = self._fold_bands(self._band_hashes(sigs)).ravel()
+        # most (signature, band) keys match nothing: a bitmap in cache drops them before any binary search
+        maybe = np.flatnonzero(bitmap[(q & _U64(len(bitmap) - 1)).astype(np.int64)])
+        lo = np.searchsorted(flat_keys, q[maybe], side="left")
+        counts = np.searchsorted(flat_keys, q[maybe], side="right") - lo
+        hit = np.flatnonzero(counts)
+        if not len(hit):
+            return none
+        found, lo, counts = maybe[hit], lo[hit], counts[hit]
+        within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        ids = flat_ids[np.repeat(lo, counts) + within]
+        rows = np.repeat(found // self.bands, counts)
+        pairs = _unique(rows * len(self._key_list) + ids)
+        return pairs // len(self._key_list), pairs % len(self._key_list)
+
+    @property
+    def keys_by_id(self) -> list[Hashable]:
+        return self._key_list
+
+    def _fold_bands(self, bh: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            folded = bh + np.arange(1, self.bands + 1, dtype=np.uint64)[None, :] * _U64(_GRAM_BASE)
+        return _fmix64(folded)
+
+    def _flat_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sorted folded (band, hash) keys, the key id of each, and a bitmap of the keys' low bits (~3% full)."""
+        if self._flat is None:
+            folded = self._fold_bands(np.concatenate(self._band_rows)).ravel()
+            ids = np.repeat(np.arange(len(self._key_list), dtype=np.int64), self.bands)
+            order = np.argsort(folded, kind="stable")
+            bitmap = np.zeros(max(1 << 16, 1 << int(32 * len(folded)).bit_length()), dtype=bool)
+            bitmap[(folded & _U64(len(bitmap) - 1)).astype(np.int64)] = True
+            self._flat = folded[order], ids[order], bitmap
+        return self._flat
+
+
 class ContainmentIndex:
     """Benchmark items' token n-grams, indexed so that streamed training rows find high-containment items fast.
 
-    Exact by *prefix filtering*: an item with ``m`` distinct n-grams can reach containment ``>= floor`` only by
-    sharing one of its ``m - ceil(floor*m) + 1`` rarest n-grams (rarest across the benchmark), so only those are
-    indexed for candidate search; each candidate's containment is then counted exactly over all its n-grams.
-    Boilerplate n-grams common to every task (imports, ``get_inputs``) never generate candidates.
+    Exact by *prefix filtering* with a count filter: an item with ``m`` distinct n-grams reaches containment
+    ``>= floor`` only by sharing ``need = ceil(floor*m)`` of them, hence at least ``k`` of its
+    ``m - need + k`` rarest n-grams (rarest across the benchmark) for any ``k <= need``. Only those prefixes are
+    indexed; a training row becomes a candidate for an item when it holds ``k`` (``MIN_SHARED``, or ``need`` if
+    smaller) of the item's prefix n-grams, and each candidate's containment is then counted exactly over all the
+    item's n-grams. Boilerplate n-grams common to every task (imports, ``get_inputs``) never generate candidates,
+    and ``k > 1`` drops the rows that share one rare-ish line with a task (common once identifiers are renamed).
     """
 
-    def __init__(self, bench_texts: Sequence[str], n: int = 13, floor: float = 0.2, seed: int = 1):
+    MIN_SHARED = 16
+
+    def __init__(self, bench_texts: Sequence[str], n: int = 13, floor: float = 0.2, seed: int = 1, *,
+                 rename_identifiers: bool = False):
         if not 0.0 < floor <= 1.0:
             raise ValueError(f"containment floor must be in (0, 1], got {floor}")
         self.n, self.floor, self.seed = n, floor, seed
-        grams = ngram_hashes(bench_texts, n, seed=seed)
-        self.item_grams = [np.unique(grams.doc(i)) for i in range(len(grams))]
+        grams = grams_from_tokens(token_hashes(bench_texts, seed=seed, rename_identifiers=rename_identifiers), n)
+        self.item_grams = [_unique(grams.doc(i)) for i in range(len(grams))]
         all_grams = np.concatenate(self.item_grams) if self.item_grams else np.zeros(0, np.uint64)
-        uniq, df = np.unique(all_grams, return_counts=True)
+        uniq, df = _unique_counts(all_grams)
         prefix_gram, prefix_item = [], []
+        self._min_shared = np.ones(len(self.item_grams), dtype=np.int64)
         for item, g in enumerate(self.item_grams):
             if not len(g):
                 continue
             rarity = df[np.searchsorted(uniq, g)]
-            keep = len(g) - int(np.ceil(floor * len(g) - 1e-9)) + 1
-            prefix = g[np.argsort(rarity, kind="stable")[:keep]]
+            need = int(np.ceil(floor * len(g) - 1e-9))
+            k = min(self.MIN_SHARED, need)
+            self._min_shared[item] = k
+            prefix = g[np.argsort(rarity, kind="stable")[:len(g) - need + k]]
             prefix_gram.append(prefix)
             prefix_item.append(np.full(len(prefix), item, dtype=np.int64))
         gram = np.concatenate(prefix_gram) if prefix_gram else np.zeros(0, np.uint64)
         item = np.concatenate(prefix_item) if prefix_item else np.zeros(0, np.int64)
         order = np.argsort(gram, kind="stable")
         self._prefix_gram, self._prefix_item = gram[order], item[order]
-        # every (n-gram, item) pair, as one mixed 64-bit key, for exact counting of candidate pairs
-        self._item_sizes = np.array([len(g) for g in self.item_grams], dtype=np.int64)
-        pair_keys = [_pair_key(g, np.full(len(g), i, dtype=np.uint64)) for i, g in enumerate(self.item_grams)]
-        self._pair_keys = np.sort(np.concatenate(pair_keys)) if pair_keys else np.zeros(0, np.uint64)
-        self._all_grams = uniq
-        # a 16M-entry bitmap of the benchmark's n-gram hashes: a cheap first test that drops almost every training
-        # n-gram before any binary search (random lookups into a large sorted array are the slow part)
+        # the distinct prefix n-grams, each with its run of items in _prefix_item
+        self._prefix_keys, self._posting_count = _unique_counts(self._prefix_gram)
+        self._posting_start = np.cumsum(self._posting_count) - self._posting_count
+        # a 16M-entry bitmap of the prefix n-grams: a cheap first test that drops almost every training n-gram
+        # before any binary search (random lookups into a large sorted array are the slow part)
         self._bitmap = np.zeros(_BITMAP_SIZE, dtype=bool)
-        self._bitmap[(uniq & _U64(_BITMAP_SIZE - 1)).astype(np.int64)] = True
+        self._bitmap[(self._prefix_keys & _U64(_BITMAP_SIZE - 1)).astype(np.int64)] = True
 
-    def _maybe_in_bench(self, values: np.ndarray) -> np.ndarray:
-        """Indices of ``values`` that may be benchmark n-grams (no false negatives)."""
-        return np.flatnonzero(self._bitmap[(values & _U64(_BITMAP_SIZE - 1)).astype(np.int64)])
+    def _prefix_hits(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index into ``values``, index into the distinct prefix n-grams) of every value that is a prefix n-gram."""
+        maybe = np.flatnonzero(self._bitmap[(values & _U64(_BITMAP_SIZE - 1)).astype(np.int64)])
+        pos = np.searchsorted(self._prefix_keys, values[maybe]).clip(max=len(self._prefix_keys) - 1)
+        hit = self._prefix_keys[pos] == values[maybe]
+        return maybe[hit], pos[hit]
 
     def candidates(self, train: NgramHashes) -> tuple[np.ndarray, np.ndarray]:
-        """(train_index, bench_index) pairs sharing at least one prefix n-gram, each pair once."""
-        if not len(self._prefix_gram) or not len(train.values):
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        maybe = self._maybe_in_bench(train.values)
-        values = train.values[maybe]
-        lo = np.searchsorted(self._prefix_gram, values, side="left")
-        hi = np.searchsorted(self._prefix_gram, values, side="right")
-        found = np.flatnonzero(hi > lo)
-        if not len(found):
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        hits = maybe[found]
-        lo, hi = lo[found], hi[found]
+        """(train_index, bench_index) pairs holding enough of the item's prefix n-grams, each pair once."""
+        none = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if not len(self._prefix_keys) or not len(train.values):
+            return none
+        hits, pos = self._prefix_hits(train.values)
+        if not len(hits):
+            return none
         doc = np.searchsorted(train.offsets, hits, side="right") - 1
-        counts = hi - lo
-        # expand every hit gram to all items holding it
-        starts = np.repeat(lo, counts)
+        # a row holding an n-gram twice shares it once: one hit per distinct (row, prefix n-gram)
+        distinct = _unique(doc * len(self._prefix_keys) + pos)
+        doc, pos = distinct // len(self._prefix_keys), distinct % len(self._prefix_keys)
+        lo, counts = self._posting_start[pos], self._posting_count[pos]
+        # expand every hit n-gram to all items holding it in their prefix, then count hits per (row, item)
         within = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        items = self._prefix_item[starts + within]
-        docs = np.repeat(doc, counts)
+        items = self._prefix_item[np.repeat(lo, counts) + within]
         n_items = len(self.item_grams)
-        pairs = np.unique(docs * n_items + items)
+        keys = np.repeat(doc, counts) * n_items + items
+        pairs, shared = _unique_counts(keys)
+        pairs = pairs[shared >= self._min_shared[pairs % n_items]]
         return pairs // n_items, pairs % n_items
 
     def scores(self, train: NgramHashes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(train_index, bench_index, containment) arrays for every pair with containment >= floor.
 
-        Vectorised: the training n-grams found anywhere in the benchmark are deduplicated per row; each
-        candidate pair then looks up (n-gram, item) keys for all of its row's found n-grams at once.
+        Each candidate is counted exactly: the item's n-grams are looked up in the row's sorted distinct
+        n-grams (a small binary search per pair; candidates are few after the count filter).
         """
         docs, items = self.candidates(train)
-        if not len(docs):
-            return docs, items, np.zeros(0)
-        maybe = self._maybe_in_bench(train.values)
-        found = maybe[_isin_sorted(train.values[maybe], self._all_grams)]
-        f_doc = np.searchsorted(train.offsets, found, side="right") - 1
-        f_val = train.values[found]
-        order = np.lexsort((f_val, f_doc))
-        f_doc, f_val = f_doc[order], f_val[order]
-        first = np.ones(len(f_doc), dtype=bool)
-        first[1:] = (f_doc[1:] != f_doc[:-1]) | (f_val[1:] != f_val[:-1])
-        f_doc, f_val = f_doc[first], f_val[first]
-        row_lo = np.searchsorted(f_doc, docs, side="left")
-        row_n = np.searchsorted(f_doc, docs, side="right") - row_lo
-        pair_of = np.repeat(np.arange(len(docs)), row_n)
-        within = np.arange(row_n.sum()) - np.repeat(np.cumsum(row_n) - row_n, row_n)
-        grams = f_val[np.repeat(row_lo, row_n) + within]
-        shared = _isin_sorted(_pair_key(grams, items[pair_of].astype(np.uint64)), self._pair_keys)
-        counts = np.bincount(pair_of, weights=shared, minlength=len(docs))
-        score = counts / self._item_sizes[items]
+        score = np.zeros(len(docs))
+        row_sets: dict[int, np.ndarray] = {}
+        for k, (t, b) in enumerate(zip(docs.tolist(), items.tolist())):
+            row = row_sets.get(t)
+            if row is None:
+                row = row_sets[t] = _unique(train.doc(t))
+            ref = self.item_grams[b]
+            score[k] = np.count_nonzero(_isin_sorted(ref, row)) / len(ref)
         keep = score >= self.floor - 1e-12
         return docs[keep], items[keep], score[keep]
 
 
-def _pair_key(grams: np.ndarray, items: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return _fmix64(grams ^ (items + _U64(1)) * _U64(_GRAM_BASE))
+def _unique(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values. (``np.unique`` is hash-based in numpy 2.x and ~30x slower than a sort here.)"""
+    return _unique_counts(x)[0]
+
+
+def _unique_counts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and how often each occurs."""
+    s = np.sort(x)
+    if not len(s):
+        return s, np.zeros(0, dtype=np.int64)
+    first = np.empty(len(s), dtype=bool)
+    first[0] = True
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return s[starts], np.diff(np.append(starts, len(s)))
 
 
 def _isin_sorted(values: np.ndarray, sorted_ref: np.ndarray) -> np.ndarray:
@@ -579,11 +789,16 @@ class LexicalHits:
 
 
 class LexicalScanner:
-    """The benchmark side of a lexical audit, built once; ``scan`` streams training batches through it.
+    """The benchmark side of a lexical audit, built once; ``scan`` streams training texts through it.
 
-    Per batch: tokenise and hash once; 5-gram shingles give MinHash signatures, LSH candidates against the
-    benchmark and their exact Jaccard; 13-grams give containment through :class:`ContainmentIndex`.
-    Texts must already be normalised.
+    Per batch of about 1 MiB of text (small enough for numpy's temporaries to stay in cache): tokenise and hash
+    once; 5-gram shingles give MinHash signatures, LSH candidates against the benchmark and their exact Jaccard;
+    13-grams (sharing the 5-grams' window work) give containment through :class:`ContainmentIndex`.
+
+    Texts must have their comments stripped (:func:`kvdata.audit.normalize.strip_comments` or
+    :func:`~kvdata.audit.normalize.normalize_code`; whitespace does not matter). With ``rename_identifiers``,
+    user-chosen identifiers of both sides are replaced by a placeholder at the token level: the same measures as
+    on ``normalize_code(text, rename_identifiers=True)``, without building that text.
     """
 
     # LSH candidates whose MinHash estimate is this far below the Jaccard floor are not verified exactly:
@@ -592,48 +807,95 @@ class LexicalScanner:
     ESTIMATE_MARGIN = 0.15
 
     def __init__(self, bench_texts: Sequence[str], *, jaccard_floor: float = 0.5, containment_floor: float = 0.5,
-                 num_perm: int = 128, shingle: int = 5, ngram: int = 13, seed: int = 1):
+                 num_perm: int = 128, shingle: int = 5, ngram: int = 13, seed: int = 1,
+                 rename_identifiers: bool = False):
         self.jaccard_floor = jaccard_floor
         self.hasher = MinHasher(num_perm=num_perm, shingle=shingle, seed=seed)
         self.ngram = ngram
-        tok = token_hashes(bench_texts, seed=seed)
+        self.rename_identifiers = rename_identifiers
+        tok = token_hashes(bench_texts, seed=seed, rename_identifiers=rename_identifiers)
         sh = grams_from_tokens(tok, shingle)
-        self._bench_shingles = [np.unique(sh.doc(i)) for i in range(len(sh))]
+        self._bench_shingles = [_unique(sh.doc(i)) for i in range(len(sh))]
         self._bench_sigs = self.hasher.signatures_from_shingles(sh)
+        self._bench_sig_bits = _signature_bits(self._bench_sigs)
         # the LSH threshold sits below the Jaccard floor so that candidates near the floor are still found
         self.lsh = LSHIndex(threshold=max(0.05, jaccard_floor - 0.1), num_perm=num_perm)
         self.lsh.insert_many(range(len(bench_texts)), self._bench_sigs)
-        self.containment = ContainmentIndex(bench_texts, n=ngram, floor=containment_floor, seed=seed)
+        self.containment = ContainmentIndex(bench_texts, n=ngram, floor=containment_floor, seed=seed,
+                                            rename_identifiers=rename_identifiers)
 
     def scan(self, train_texts: Sequence[str]) -> LexicalHits:
-        tok = token_hashes(train_texts, seed=self.hasher.seed)
-        sh = grams_from_tokens(tok, self.hasher.shingle)
+        """Every (training text, benchmark item) pair whose Jaccard or containment reaches its floor."""
+        parts, base = [], 0
+        for batch in _byte_batches(train_texts):
+            hits = self._scan_batch(batch)
+            hits.train_index += base
+            base += len(batch)
+            parts.append(hits)
+        if len(parts) == 1:
+            return parts[0]
+        return LexicalHits(*(np.concatenate([getattr(h, f) for h in parts]) if parts else np.zeros(0)
+                             for f in ("train_index", "bench_index", "jaccard", "containment")))
+
+    def _scan_batch(self, train_texts: Sequence[str]) -> LexicalHits:
+        tok = _token_hashes(train_texts, self.hasher.seed, self.rename_identifiers)
+        windows = _Windows(tok.values)
+        sh = grams_from_tokens(tok, self.hasher.shingle, windows)
+        grams = grams_from_tokens(tok, self.ngram, windows)
+        del windows
+        j_train, j_bench, j_value = self._jaccard_pairs(sh)
+        c_train, c_bench, c_value = self.containment.scores(grams)
+        return _merge_pairs(j_train, j_bench, j_value, c_train, c_bench, c_value)
+
+    def _jaccard_pairs(self, sh: NgramHashes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """LSH candidates, pruned by their MinHash estimate, then verified by exact Jaccard."""
         sigs = self.hasher.signatures_from_shingles(sh)
-        cand = self.lsh.query_many(sigs)
-        cand_t = np.repeat(np.arange(len(cand)), [len(c) for c in cand])
-        cand_b = np.array([b for c in cand for b in c], dtype=np.int64)
-        pairs: dict[tuple[int, int], list[float]] = {}
-        if len(cand_t):
-            estimate = (sigs[cand_t] == self._bench_sigs[cand_b]).mean(axis=1)
-            keep = estimate >= self.jaccard_floor - self.ESTIMATE_MARGIN
-            for t, b in zip(cand_t[keep].tolist(), cand_b[keep].tolist()):
-                j = _sorted_jaccard(np.unique(sh.doc(t)), self._bench_shingles[b])
-                if j >= self.jaccard_floor - 1e-12:
-                    pairs[(t, b)] = [j, np.nan]
-        docs, items, score = self.containment.scores(grams_from_tokens(tok, self.ngram))
-        for t, b, c in zip(docs.tolist(), items.tolist(), score.tolist()):
-            pairs.setdefault((t, b), [np.nan, np.nan])[1] = c
-        keys = list(pairs)
-        vals = np.array([pairs[k] for k in keys], dtype=float).reshape(-1, 2)
-        return LexicalHits(
-            train_index=np.array([k[0] for k in keys], dtype=np.int64),
-            bench_index=np.array([k[1] for k in keys], dtype=np.int64),
-            jaccard=vals[:, 0], containment=vals[:, 1],
-        )
+        cand_t, cand_b = self.lsh.query_pairs(sigs)      # ids are benchmark indices: inserted as range(n)
+        if not len(cand_t):
+            return cand_t, cand_b, np.zeros(0)
+        # the estimate only prunes, so 32 bits of each signature value are plenty (a false match only keeps a
+        # pair for exact verification) and halve the memory the pairwise comparison streams through
+        equal = _signature_bits(sigs)[cand_t] == self._bench_sig_bits[cand_b]
+        estimate = np.count_nonzero(equal, axis=1) / self.hasher.num_perm
+        keep = estimate >= self.jaccard_floor - self.ESTIMATE_MARGIN
+        cand_t, cand_b = cand_t[keep], cand_b[keep]
+        exact = self._exact_jaccard(sh, cand_t, cand_b)
+        found = exact >= self.jaccard_floor - 1e-12
+        return cand_t[found], cand_b[found], exact[found]
+
+    def _exact_jaccard(self, sh: NgramHashes, cand_t: np.ndarray, cand_b: np.ndarray) -> np.ndarray:
+        """Exact Jaccard of each (training row, benchmark item) pair of distinct-shingle sets.
+
+        One small binary search per pair into the item's sorted shingles (which stay in cache): after the
+        estimate's pruning there are few pairs, and this beats any batched lookup into all items' shingles.
+        """
+        out = np.zeros(len(cand_t))
+        row_sets: dict[int, np.ndarray] = {}
+        for k, (t, b) in enumerate(zip(cand_t.tolist(), cand_b.tolist())):
+            row = row_sets.get(t)
+            if row is None:
+                row = row_sets[t] = _unique(sh.doc(t))
+            ref = self._bench_shingles[b]
+            inter = int(np.count_nonzero(_isin_sorted(row, ref)))
+            union = len(row) + len(ref) - inter
+            out[k] = inter / union if union else 0.0
+        return out
 
 
-def _sorted_jaccard(a: np.ndarray, b: np.ndarray) -> float:
-    if not len(a) or not len(b):
-        return 0.0
-    inter = len(np.intersect1d(a, b, assume_unique=True))
-    return inter / (len(a) + len(b) - inter)
+def _signature_bits(sigs: np.ndarray) -> np.ndarray:
+    """32 uniformly distributed bits of each signature value (bits 16-47: the top bits also encode the bin)."""
+    return (sigs >> _U64(16)).astype(np.uint32)
+
+
+def _merge_pairs(j_train, j_bench, j_value, c_train, c_bench, c_value) -> LexicalHits:
+    """One row per (train, bench) pair found by either measure; NaN for the measure that did not find it."""
+    n_bench = int(max(j_bench.max(initial=-1), c_bench.max(initial=-1))) + 1
+    j_key = j_train.astype(np.int64) * n_bench + j_bench
+    c_key = c_train.astype(np.int64) * n_bench + c_bench
+    keys = _unique(np.concatenate([j_key, c_key]))
+    jac = np.full(len(keys), np.nan)
+    con = np.full(len(keys), np.nan)
+    jac[np.searchsorted(keys, j_key)] = j_value
+    con[np.searchsorted(keys, c_key)] = c_value
+    return LexicalHits(train_index=keys // max(n_bench, 1), bench_index=keys % max(n_bench, 1), jaccard=jac,
+                       containment=con)

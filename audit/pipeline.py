@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -17,7 +19,7 @@ from tqdm.auto import tqdm
 
 from kvdata.audit.benchmarks import BenchmarkItem
 from kvdata.audit.lexical import LexicalScanner, containment, jaccard
-from kvdata.audit.normalize import normalize_code
+from kvdata.audit.normalize import normalize_code, strip_comments
 from kvdata.audit.pairs import PairScores, Thresholds, flag_pair
 from kvdata.audit.training import TrainingRows
 
@@ -26,7 +28,8 @@ log = logging.getLogger(__name__)
 __all__ = ["MEASURES", "AuditResult", "run_audit", "lexical_pairs", "write_outputs", "summary_rows"]
 
 MEASURES = ("lexical", "semantic", "structural")
-_SCAN_BATCH = 20_000
+_SCAN_CHUNK = 5_000          # training rows per task of a scan worker
+_PARALLEL_MIN_ROWS = 20_000  # below this, forking workers costs more than it saves
 
 
 @dataclass
@@ -54,17 +57,68 @@ class AuditResult:
 
 
 def lexical_pairs(bench_ids: Sequence[str], bench_norm: Sequence[str], train_ids: Sequence[str],
-                  train_norm: Sequence[str], floor: float = 0.5, progress: bool = True) -> dict[tuple, PairScores]:
-    """Pairs whose Jaccard or containment reaches ``floor`` (normalised texts), keyed by (bench_id, train_id)."""
-    scanner = LexicalScanner(bench_norm, jaccard_floor=floor, containment_floor=floor)
+                  train_norm: Sequence[str], floor: float = 0.5, progress: bool = True, *,
+                  rename_identifiers: bool = False, raw_train: bool = False, workers: Optional[int] = 1,
+                  chunk_rows: int = _SCAN_CHUNK) -> dict[tuple, PairScores]:
+    """Pairs whose Jaccard or containment reaches ``floor``, keyed by (bench_id, train_id).
+
+    Texts are normalised, or at least comment-stripped; with ``raw_train`` the training texts are raw code and
+    their comments are stripped here, inside the workers. ``rename_identifiers`` replaces user-chosen identifiers
+    on both sides at the token level (as ``normalize_code(..., rename_identifiers=True)`` would). ``workers``
+    processes (``None``: one per CPU) scan chunks of the training rows; they are forked, so the benchmark index
+    and the texts are inherited, not sent, and only the few pairs found travel back; each task is ``chunk_rows``
+    rows.
+    """
+    scanner = LexicalScanner(bench_norm, jaccard_floor=floor, containment_floor=floor,
+                             rename_identifiers=rename_identifiers)
+    chunks = [(lo, min(lo + chunk_rows, len(train_norm))) for lo in range(0, len(train_norm), chunk_rows)]
     out: dict[tuple, PairScores] = {}
-    for lo in tqdm(range(0, len(train_norm), _SCAN_BATCH), desc="lexical", unit="batch", disable=not progress):
-        hits = scanner.scan(train_norm[lo:lo + _SCAN_BATCH])
-        for t, b, j, c in zip(hits.train_index.tolist(), hits.bench_index.tolist(), hits.jaccard.tolist(),
-                              hits.containment.tolist()):
-            out[(bench_ids[b], train_ids[lo + t])] = PairScores(bench_ids[b], train_ids[lo + t], jaccard=j,
-                                                                containment=c)
+    for t, b, j, c in _scan_chunks(scanner, train_norm, raw_train, chunks, _worker_count(workers, len(chunks)),
+                                   progress):
+        out[(bench_ids[b], train_ids[t])] = PairScores(bench_ids[b], train_ids[t], jaccard=j, containment=c)
     return out
+
+
+def _worker_count(workers: Optional[int], n_chunks: int) -> int:
+    wanted = workers if workers is not None else (os.cpu_count() or 1)
+    fork_ok = "fork" in multiprocessing.get_all_start_methods()
+    return max(1, min(wanted, n_chunks)) if fork_ok else 1
+
+
+# What forked scan workers inherit: (scanner, texts, raw_train). Set only while a pool is running.
+_FORKED_SCAN: Optional[tuple] = None
+
+
+def _scan_chunk(chunk: tuple[int, int], state: Optional[tuple] = None) -> list[tuple[int, int, float, float]]:
+    scanner, texts, raw_train = state or _FORKED_SCAN
+    lo, hi = chunk
+    part = texts[lo:hi]
+    if raw_train:
+        part = [strip_comments(t) for t in part]
+    hits = scanner.scan(part)
+    return list(zip((hits.train_index + lo).tolist(), hits.bench_index.tolist(), hits.jaccard.tolist(),
+                    hits.containment.tolist()))
+
+
+def _scan_chunks(scanner, texts, raw_train: bool, chunks, workers: int, progress: bool):
+    """Every chunk's hits, in chunk order, from ``workers`` forked processes (or this one)."""
+    global _FORKED_SCAN
+    bar = tqdm(total=len(texts), desc="lexical", unit="row", disable=not progress)
+    if workers <= 1:
+        for chunk in chunks:
+            yield from _scan_chunk(chunk, (scanner, texts, raw_train))
+            bar.update(chunk[1] - chunk[0])
+        bar.close()
+        return
+    _FORKED_SCAN = (scanner, texts, raw_train)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for chunk, hits in zip(chunks, pool.imap(_scan_chunk, chunks)):
+                yield from hits
+                bar.update(chunk[1] - chunk[0])
+    finally:
+        _FORKED_SCAN = None
+        bar.close()
 
 
 def _semantic(bench_ids, bench_code, train_ids, train_code, k, model, cache_dir, device):
@@ -91,12 +145,14 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
               thresholds: Optional[Thresholds] = None, lexical_floor: float = 0.5, semantic_k: int = 5,
               semantic_model: Optional[str] = None, device: Optional[str] = None,
               cache_dir: Optional[str | Path] = None, structural_timeout_s: float = 60.0,
-              rename_identifiers: bool = True, progress: bool = True) -> AuditResult:
+              rename_identifiers: bool = True, workers: Optional[int] = None,
+              progress: bool = True) -> AuditResult:
     """Score every benchmark item against the training rows with the chosen measures, and flag pairs.
 
     A measure whose dependencies are missing (or that fails as a whole) is skipped, and ``notes`` says so.
     ``rename_identifiers`` (default) compares code with user-chosen names replaced by placeholders, so a copy
-    with renamed variables scores as a copy; it costs about as much as the rest of the lexical audit.
+    with renamed variables scores as a copy. ``workers`` processes run the lexical scan (default: one per CPU
+    for large training sets, else one).
     """
     unknown = set(measures) - set(MEASURES)
     if unknown:
@@ -108,13 +164,16 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
     run: list[str] = []
     bench_ids = [it.id for it in bench]
     bench_norm = [normalize_code(it.code, rename_identifiers=rename_identifiers) for it in bench]
-    train_norm = [normalize_code(c, rename_identifiers=rename_identifiers)
-                  for c in tqdm(train.code, desc="normalise", unit="row", disable=not progress)]
     pairs: dict[tuple, PairScores] = {}
 
     if "lexical" in measures:
-        pairs.update(lexical_pairs(bench_ids, bench_norm, train.ids, train_norm, floor=lexical_floor,
-                                   progress=progress))
+        # training rows are scanned raw: comments are stripped and identifiers renamed inside the scan, which has
+        # the same tokens as normalize_code and skips building the normalised texts
+        if workers is None:
+            workers = None if len(train.code) >= _PARALLEL_MIN_ROWS else 1
+        pairs.update(lexical_pairs(bench_ids, bench_norm, train.ids, train.code, floor=lexical_floor,
+                                   progress=progress, rename_identifiers=rename_identifiers, raw_train=True,
+                                   workers=workers))
         run.append("lexical")
 
     if "semantic" in measures:
@@ -147,7 +206,9 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
             notes.append(f"structural measure skipped: {type(exc).__name__}: {exc}")
             structural_state = None
 
-    _fill_missing(pairs, bench_ids, bench_norm, train.ids, train_norm, structural_state)
+    _fill_missing(pairs, bench_ids, bench_norm, train.ids,
+                  lambda code: normalize_code(code, rename_identifiers=rename_identifiers), train.code,
+                  structural_state)
     flagged_pairs = [flag_pair(p, th) for p in pairs.values()]
     flagged_pairs.sort(key=lambda p: (p.bench_id, -_best(p), p.train_id))
     return AuditResult(bench, train, flagged_pairs, th, run, notes)
@@ -158,13 +219,22 @@ def _best(p: PairScores) -> float:
     return max(vals) if vals else 0.0
 
 
-def _fill_missing(pairs: dict[tuple, PairScores], bench_ids, bench_norm, train_ids, train_norm,
+def _fill_missing(pairs: dict[tuple, PairScores], bench_ids, bench_norm, train_ids, normalise, train_code,
                   structural_state) -> None:
-    """Exact lexical values for pairs another measure found, and structural scores for the others (few pairs)."""
+    """Exact lexical values for pairs another measure found, and structural scores for the others (few pairs).
+
+    Only the training rows in such pairs are normalised (``normalise``), once each.
+    """
     b_index = {b: i for i, b in enumerate(bench_ids)}
     t_index = {t: i for i, t in enumerate(train_ids)}
+    train_norm: dict[str, str] = {}
     for (b, t), p in pairs.items():
-        bt, tt = bench_norm[b_index[b]], train_norm[t_index[t]]
+        if not (math.isnan(p.jaccard) or math.isnan(p.containment)):
+            continue
+        bt = bench_norm[b_index[b]]
+        if t not in train_norm:
+            train_norm[t] = normalise(train_code[t_index[t]])
+        tt = train_norm[t]
         if math.isnan(p.jaccard):
             p.jaccard = jaccard(bt, tt)
         if math.isnan(p.containment):

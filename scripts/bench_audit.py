@@ -1,22 +1,24 @@
-"""Throughput of the lexical overlap audit vs a plain datasketch loop (and rensa), measured in one run.
+"""Throughput of the lexical overlap audit vs a plain datasketch loop (and rensa), measured side by side in one run.
 
-    python scripts/bench_audit.py --data ../shared/data --docs 100000 --json bench_audit.json
+    python scripts/bench_audit.py            # 100,000 docs; prints a table, writes bench_audit.json
 
 Benchmark side: every benchmark in the shared data folder (KernelBench v0 + v0.1, TritonBench-G, TritonBench-T,
 ROCmBench; ~920 items). Training side: synthetic ~2,000-character code documents generated from benchmark-like
 templates (PyTorch modules, Triton and HIP kernels) with random identifiers, sizes and op choices (seeded).
 
-Measured end to end per document: normalise + tokenise/hash + MinHash + LSH candidates + exact Jaccard of the
-candidates + 13-gram containment, over ``--workers`` processes. The datasketch baseline (normalise, MinHash with
-one ``update`` per shingle, MinHashLSH query, exact Jaccard of candidates) and rensa (RMinHash.update with the
-shingle strings) run on a subset (``--baseline-docs``) and are reported per document, extrapolated: said in the
-table. Embedding throughput comes from ``kvdata.audit.semantic.embedding_throughput`` when available.
+kvdata is measured end to end through ``kvdata.audit.pipeline.lexical_pairs``, as ``run_audit`` calls it: benchmark
+index built, comments stripped, identifiers renamed (default) at the token level, tokens hashed, 5-gram MinHash +
+LSH candidates + exact Jaccard of the candidates, 13-gram containment, pairs collected by id, over ``--workers``
+forked processes. The datasketch baselines (normalise without renaming, MinHash over shingle strings with one
+``update`` per shingle or one ``update_batch``, MinHashLSH query, exact Jaccard of candidates; no containment, so
+they do less work) and rensa run in one process on ``--baseline-docs`` documents. The machine may be shared: the
+JSON records ``os.getloadavg()`` before and after, and the rows are interleaved so that load hits them alike.
+Embedding throughput comes from ``kvdata.audit.semantic.embedding_throughput`` when available.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import platform
 import random
@@ -25,8 +27,9 @@ import time
 from pathlib import Path
 
 from kvdata.audit.benchmarks import load_benchmark
-from kvdata.audit.lexical import LexicalScanner, jaccard
-from kvdata.audit.normalize import normalize_code, tokens
+from kvdata.audit.lexical import LexicalScanner, MinHasher, estimate_jaccard, jaccard
+from kvdata.audit.normalize import normalize_code, strip_comments, tokens
+from kvdata.audit.pipeline import lexical_pairs
 
 OPS = ["torch.relu(x)", "torch.sigmoid(x)", "torch.tanh(x)", "F.gelu(x)", "torch.softmax(x, dim=1)",
        "x * {a}", "x + self.bias", "torch.clamp(x, min={a}, max={b})", "F.layer_norm(x, x.shape[1:])",
@@ -87,44 +90,52 @@ def synthetic_docs(n: int, chars: int = 2000, seed: int = 0) -> list[str]:
     return docs
 
 
-# ---------------------------------------------------------------- kvdata lexical audit (multi-process)
-_SCANNER: LexicalScanner | None = None
+# ---------------------------------------------------------------- the measurements
+def _rate(docs: int, seconds: float, cpu: float, workers: int = 1, **extra) -> dict:
+    """Wall-clock rate, and the CPU time per document of this process and its workers: on a shared machine the
+    latter shows what the run would reach on otherwise idle cores (``idle_docs_per_s``)."""
+    return {"docs": docs, "seconds": seconds, "docs_per_s": docs / seconds, "workers": workers,
+            "cpu_us_per_doc": cpu / docs * 1e6, "idle_docs_per_s": docs / cpu * workers, **extra}
 
 
-def _init_worker(bench_norm: list[str]) -> None:
-    global _SCANNER
-    _SCANNER = LexicalScanner(bench_norm)
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
-def _audit_chunk(docs: list[str]) -> int:
-    hits = _SCANNER.scan([normalize_code(d) for d in docs])
-    return len(hits.train_index)
+def run_kvdata(bench_code: list[str], docs: list[str], workers: int, rename: bool) -> dict:
+    """The library's lexical audit end to end, as ``run_audit`` calls it: benchmark index built, training rows
+    comment-stripped (and identifiers renamed) inside the scan, forked workers, pairs collected by id."""
+    bench_norm = [normalize_code(c, rename_identifiers=rename) for c in bench_code]
+    ids = [str(i) for i in range(len(docs))]
+    bench_ids = [str(i) for i in range(len(bench_code))]
+    cpu0, t0 = _cpu_seconds(), time.perf_counter()
+    pairs = lexical_pairs(bench_ids, bench_norm, ids, docs, progress=False, rename_identifiers=rename,
+                          raw_train=True, workers=workers)
+    return _rate(len(docs), time.perf_counter() - t0, _cpu_seconds() - cpu0, workers, pairs=len(pairs),
+                 rename_identifiers=rename)
 
 
-def run_kvdata(bench_norm, docs, workers: int, chunk: int = 5000) -> dict:
-    chunks = [docs[i:i + chunk] for i in range(0, len(docs), chunk)]
-    ctx = mp.get_context("fork")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(bench_norm,)) as pool:
-        pool.map(_audit_chunk, [docs[:50]] * workers)           # warm-up: scanner built, pow tables cached
-        t0 = time.perf_counter()
-        n_pairs = sum(pool.map(_audit_chunk, chunks, chunksize=1))
-        seconds = time.perf_counter() - t0
-    return {"docs": len(docs), "seconds": seconds, "docs_per_s": len(docs) / seconds, "pairs": n_pairs}
+def stage_costs(bench_code: list[str], docs: list[str]) -> dict:
+    """CPU microseconds per document of each stage (1 process, renaming on), to show where the time goes."""
+    bench_norm = [normalize_code(c, rename_identifiers=True) for c in bench_code]
+    scanner = LexicalScanner(bench_norm, rename_identifiers=True)
+    costs: dict[str, float] = {}
 
+    def timed(name, fn):
+        t0 = time.process_time()
+        out = fn()
+        costs[name] = (time.process_time() - t0) / len(docs) * 1e6
+        return out
 
-def run_kvdata_single(bench_norm, docs) -> dict:
-    scanner = LexicalScanner(bench_norm)
-    scanner.scan([normalize_code(d) for d in docs[:50]])
-    t0 = time.perf_counter()
-    norm = [normalize_code(d) for d in docs]
-    t1 = time.perf_counter()
-    scanner.scan(norm)
-    t2 = time.perf_counter()
-    renamed = [normalize_code(d, rename_identifiers=True) for d in docs[:2000]]
-    t3 = time.perf_counter()
-    return {"docs": len(docs), "seconds": t2 - t0, "docs_per_s": len(docs) / (t2 - t0),
-            "normalise_us_per_doc": (t1 - t0) / len(docs) * 1e6, "scan_us_per_doc": (t2 - t1) / len(docs) * 1e6,
-            "rename_identifiers_us_per_doc": (t3 - t2) / len(renamed) * 1e6}
+    stripped = timed("strip_comments", lambda: [strip_comments(d) for d in docs])
+    timed("scan (hash, rename, MinHash, LSH, Jaccard, containment)", lambda: scanner.scan(stripped))
+    timed("normalize_code (full text, for reference)", lambda: [normalize_code(d) for d in docs[:5000]])
+    costs["normalize_code (full text, for reference)"] *= len(docs) / min(len(docs), 5000)
+    timed("normalize_code(rename_identifiers=True), text", lambda: [normalize_code(d, rename_identifiers=True)
+                                                                     for d in docs[:2000]])
+    costs["normalize_code(rename_identifiers=True), text"] *= len(docs) / min(len(docs), 2000)
+    return costs
 
 
 def _shingle_strings(text: str, n: int = 5) -> list[str]:
@@ -132,48 +143,72 @@ def _shingle_strings(text: str, n: int = 5) -> list[str]:
     return [" ".join(toks[i:i + n]) for i in range(max(len(toks) - n + 1, 1))]
 
 
-def run_datasketch(bench_norm, docs, threshold: float = 0.5) -> dict:
+def run_datasketch(bench_norm: list[str], docs: list[str], batch: bool, threshold: float = 0.5) -> dict:
+    """A plain datasketch loop: normalise, MinHash over shingle strings, MinHashLSH query, exact Jaccard of the
+    candidates (no containment). ``batch`` uses ``update_batch`` (datasketch's vectorised update) instead of one
+    ``update`` per shingle."""
     from datasketch import MinHash, MinHashLSH
+
+    def sketch(text: str) -> MinHash:
+        m = MinHash(num_perm=128)
+        shingles = [s.encode() for s in _shingle_strings(text)]
+        if batch:
+            m.update_batch(shingles)
+        else:
+            for s in shingles:
+                m.update(s)
+        return m
 
     lsh = MinHashLSH(threshold=threshold, num_perm=128)
     for i, text in enumerate(bench_norm):
-        m = MinHash(num_perm=128)
-        for s in _shingle_strings(text):
-            m.update(s.encode())
-        lsh.insert(str(i), m)
-    t0 = time.perf_counter()
+        lsh.insert(str(i), sketch(text))
+    cpu0, t0 = _cpu_seconds(), time.perf_counter()
     n_pairs = 0
     for d in docs:
         text = normalize_code(d)
-        m = MinHash(num_perm=128)
-        for s in _shingle_strings(text):
-            m.update(s.encode())
-        for key in lsh.query(m):
+        for key in lsh.query(sketch(text)):
             n_pairs += jaccard(bench_norm[int(key)], text) >= threshold
-    seconds = time.perf_counter() - t0
-    return {"docs": len(docs), "seconds": seconds, "docs_per_s": len(docs) / seconds, "pairs": n_pairs}
+    return _rate(len(docs), time.perf_counter() - t0, _cpu_seconds() - cpu0, pairs=n_pairs)
 
 
-def run_rensa(docs) -> dict:
+def run_rensa(docs: list[str]) -> dict:
     from rensa import RMinHash
 
-    t0 = time.perf_counter()
+    cpu0, t0 = _cpu_seconds(), time.perf_counter()
     for d in docs:
         m = RMinHash(num_perm=128, seed=1)
         m.update(_shingle_strings(normalize_code(d)))
         m.digest()
-    seconds = time.perf_counter() - t0
-    return {"docs": len(docs), "seconds": seconds, "docs_per_s": len(docs) / seconds,
-            "note": "normalise + shingle strings + RMinHash only (no LSH, no Jaccard, no containment)"}
+    return _rate(len(docs), time.perf_counter() - t0, _cpu_seconds() - cpu0,
+                 note="normalise + shingle strings + RMinHash only (no LSH, no Jaccard, no containment)")
+
+
+def estimate_error(bench_norm: list[str], pairs: int = 20_000, seed: int = 0) -> dict:
+    """MinHash estimate minus exact Jaccard over random benchmark pairs, by band of exact Jaccard."""
+    rng = random.Random(seed)
+    hasher = MinHasher()
+    sigs = hasher.signatures(bench_norm)
+    rows = []
+    for _ in range(pairs):
+        a, b = rng.randrange(len(bench_norm)), rng.randrange(len(bench_norm))
+        rows.append((jaccard(bench_norm[a], bench_norm[b]), estimate_jaccard(sigs[a], sigs[b])))
+    out = {}
+    for lo, hi in ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)):
+        err = [e - j for j, e in rows if lo <= j < hi]
+        if err:
+            out[f"{lo:.1f}-{min(hi, 1.0):.1f}"] = {"pairs": len(err), "bias": sum(err) / len(err),
+                                                    "mean_abs": sum(map(abs, err)) / len(err)}
+    return out
 
 
 def load_all_benchmarks(data: Path) -> list[str]:
+    """The code of every benchmark item in the shared data folder (raw, not normalised)."""
     items = (load_benchmark("kernelbench", data / "kernelbench" / "kernelbench_v0.jsonl", version="v0")
              + load_benchmark("kernelbench", data / "kernelbench" / "kernelbench_v0.1.jsonl", version="v0.1")
              + load_benchmark("tritonbench-g", data / "tritonbench" / "TritonBench_G_v1.json")
              + load_benchmark("tritonbench-t", data / "tritonbench" / "TritonBench_T_v1.jsonl")
              + load_benchmark("rocmbench", data / "geak_eval" / "ROCm_eval_complex_instruct_v1.json"))
-    return [normalize_code(it.code) for it in items]
+    return [it.code for it in items]
 
 
 def main() -> None:
@@ -183,21 +218,38 @@ def main() -> None:
     ap.add_argument("--chars", type=int, default=2000)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--baseline-docs", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each row reports its fastest")
     ap.add_argument("--embed-docs", type=int, default=256, help="0 skips the embedding measurement")
     ap.add_argument("--device", default=None)
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--json", type=Path, default=Path("bench_audit.json"))
     args = ap.parse_args()
 
-    bench = load_all_benchmarks(args.data)
+    bench_code = load_all_benchmarks(args.data)
+    bench_norm = [normalize_code(c) for c in bench_code]
     docs = synthetic_docs(args.docs, args.chars, seed=0)
-    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform()},
-               "bench_items": len(bench), "doc_chars": args.chars}
-    results["kvdata_lexical"] = run_kvdata(bench, docs, args.workers)
-    results["kvdata_lexical"]["workers"] = args.workers
-    results["kvdata_lexical_1proc_subset"] = run_kvdata_single(bench, docs[:20_000])
     sub = docs[:args.baseline_docs]
-    results["datasketch"] = run_datasketch(bench, sub)
-    results["rensa"] = run_rensa(sub)
+    results = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform(),
+                           "loadavg_before": os.getloadavg()},
+               "bench_items": len(bench_code), "doc_chars": args.chars}
+    # Side by side: every row is measured once per round, rounds interleaved, and the fastest round of each row
+    # is reported (all rounds are in the JSON), so that a burst of load from other users hits every row alike.
+    runs = {
+        "kvdata": lambda: run_kvdata(bench_code, docs, args.workers, rename=True),
+        "datasketch": lambda: run_datasketch(bench_norm, sub, batch=False),
+        "kvdata_no_rename": lambda: run_kvdata(bench_code, docs, args.workers, rename=False),
+        "datasketch_update_batch": lambda: run_datasketch(bench_norm, sub, batch=True),
+        "kvdata_1proc": lambda: run_kvdata(bench_code, docs[:20_000], 1, rename=True),
+        "rensa": lambda: run_rensa(sub),
+    }
+    rounds: dict[str, list[dict]] = {name: [] for name in runs}
+    for _ in range(args.rounds):
+        for name, run in runs.items():
+            rounds[name].append(dict(run(), loadavg=os.getloadavg()[0]))
+    for name, measured in rounds.items():
+        results[name] = dict(max(measured, key=lambda r: r["docs_per_s"]), rounds=measured)
+    results["machine"]["loadavg_after"] = os.getloadavg()
+    results["stage_us_per_doc"] = stage_costs(bench_code, docs[:20_000])
+    results["estimate_error"] = estimate_error(bench_norm)
     if args.embed_docs:
         try:
             from kvdata.audit.semantic import embedding_throughput
@@ -205,29 +257,39 @@ def main() -> None:
             results["embedding"] = embedding_throughput(args.embed_docs, args.device)
         except Exception as exc:  # report, do not fail the lexical numbers
             results["embedding"] = {"error": f"{type(exc).__name__}: {exc}"}
-    kv, ds = results["kvdata_lexical"], results["datasketch"]
-    results["speedup_vs_datasketch_per_process"] = (
-        results["kvdata_lexical_1proc_subset"]["docs_per_s"] / ds["docs_per_s"])
-    results["speedup_vs_datasketch_wall"] = kv["docs_per_s"] / ds["docs_per_s"]
+    kv, ds = results["kvdata"], results["datasketch"]
+    results["speedup_vs_datasketch"] = kv["docs_per_s"] / ds["docs_per_s"]
+    results["speedup_vs_datasketch_per_process"] = results["kvdata_1proc"]["docs_per_s"] / ds["docs_per_s"]
+    results["speedup_vs_datasketch_update_batch"] = kv["docs_per_s"] / results["datasketch_update_batch"]["docs_per_s"]
+    results["speedup_vs_datasketch_cpu"] = ds["cpu_us_per_doc"] / kv["cpu_us_per_doc"]
 
-    print(f"{len(bench)} benchmark items, {kv['docs']} synthetic docs of ~{args.chars} chars")
-    print(f"{'implementation':52s} {'docs':>8s} {'seconds':>8s} {'docs/s':>10s}")
-    rows = [(f"kvdata lexical audit ({args.workers} processes, end to end)", kv),
-            ("kvdata lexical audit (1 process, 20k-doc subset)", results["kvdata_lexical_1proc_subset"]),
-            ("datasketch loop (1 process, subset, per-doc rate)", ds),
-            ("rensa RMinHash only (1 process, subset)", results["rensa"])]
+    print(f"{len(bench_code)} benchmark items, {kv['docs']} synthetic docs of ~{args.chars} chars; load average "
+          f"{results['machine']['loadavg_before'][0]:.2f} before, {results['machine']['loadavg_after'][0]:.2f} after "
+          f"({os.cpu_count()} CPUs)")
+    print(f"best of {args.rounds} interleaved rounds; load = 1-min load average when the row's best round ended")
+    print(f"{'implementation':62s} {'docs':>7s} {'seconds':>8s} {'docs/s':>8s} {'load':>5s} {'CPU us/doc':>10s} "
+          f"{'idle docs/s':>11s}")
+    rows = [(f"kvdata lexical audit, renaming on ({args.workers} processes, end to end)", kv),
+            (f"kvdata lexical audit, renaming off ({args.workers} processes)", results["kvdata_no_rename"]),
+            ("kvdata lexical audit, renaming on (1 process)", results["kvdata_1proc"]),
+            ("datasketch loop, update per shingle (1 process)", ds),
+            ("datasketch loop, update_batch (1 process)", results["datasketch_update_batch"]),
+            ("rensa RMinHash only (1 process)", results["rensa"])]
     for name, r in rows:
-        print(f"{name:52s} {r['docs']:8d} {r['seconds']:8.2f} {r['docs_per_s']:10.0f}")
-    print(f"speed-up vs datasketch: {results['speedup_vs_datasketch_wall']:.1f}x wall "
-          f"({results['speedup_vs_datasketch_per_process']:.1f}x per process)")
-    single = results["kvdata_lexical_1proc_subset"]
-    print(f"per doc (1 process): normalise {single['normalise_us_per_doc']:.0f} us, scan {single['scan_us_per_doc']:.0f} us; "
-          f"identifier renaming would add {single['rename_identifiers_us_per_doc']:.0f} us")
+        print(f"{name:62s} {r['docs']:7d} {r['seconds']:8.2f} {r['docs_per_s']:8.0f} {r['loadavg']:5.2f} "
+              f"{r['cpu_us_per_doc']:10.1f} {r['idle_docs_per_s']:11.0f}")
+    print(f"speed-up vs datasketch loop: {results['speedup_vs_datasketch']:.1f}x "
+          f"({results['speedup_vs_datasketch_per_process']:.1f}x per process; "
+          f"{results['speedup_vs_datasketch_update_batch']:.1f}x vs update_batch; "
+          f"{results['speedup_vs_datasketch_cpu']:.1f}x in CPU time per doc)")
+    print("CPU us per doc (1 process): " + ", ".join(f"{k} {v:.0f}" for k, v in results["stage_us_per_doc"].items()))
+    print("MinHash estimate - exact Jaccard (bias / mean abs): " + ", ".join(
+        f"J {band}: {e['bias']:+.3f} / {e['mean_abs']:.3f}" for band, e in results["estimate_error"].items()))
     emb = results.get("embedding")
     if emb:
         print("embedding:", emb.get("error") or f"{emb['docs_per_s']:.1f} docs/s on {emb['device_name']}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    args.json.write_text(json.dumps(results, indent=2))
+    print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from kvdata.audit.lexical import (ContainmentIndex, LexicalScanner, LSHIndex, MinHasher, containment,
-                                  estimate_jaccard, jaccard, ngram_hashes, set_jaccard)
-from kvdata.audit.normalize import normalize_code, tokens
+                                  estimate_jaccard, jaccard, ngram_hashes, set_jaccard, token_hashes)
+from kvdata.audit.normalize import normalize_code, strip_comments, tokens
 
 
 def _kb(shared_data, version):
@@ -115,3 +115,49 @@ def test_threshold_calibration(kb_renamed):
     diff = [jaccard(b[i], b[j]) for i in range(0, len(b), 2) for j in range(1, len(b), 2) if i != j]
     th = Thresholds()
     assert np.percentile(same, 50) >= th.jaccard - 0.05 and np.percentile(diff, 99) < th.jaccard
+
+
+TRICKY = ["x = torch.nn.functional.relu(y)", "self.weight.data = self.w.t()", "a..b . c", ". x", "_v.attr + __x__.y",
+          "é.relu(q) + nn.\u00e9t\u00e9", "F . softmax ( z ) . sum", "tl.load(p + offs)", ""]
+
+
+def test_token_level_renaming_equals_text_renaming(kb):
+    raw = [r["code"] for r in kb[2]] + TRICKY
+    from_text = token_hashes([normalize_code(t, rename_identifiers=True) for t in raw])
+    in_scan = token_hashes([strip_comments(t) for t in raw], rename_identifiers=True)
+    assert np.array_equal(from_text.offsets, in_scan.offsets) and np.array_equal(from_text.values, in_scan.values)
+
+
+def test_scanner_renaming_in_scan_equals_renamed_texts(kb_renamed, kb):
+    v0_raw, v1_raw = [r["code"] for r in kb[2]], [r["code"] for r in kb[3]]
+    a, b = kb_renamed[0], kb_renamed[1]
+    on_text = LexicalScanner(b).scan(a)
+    in_scan = LexicalScanner([strip_comments(t) for t in v1_raw], rename_identifiers=True).scan(
+        [strip_comments(t) for t in v0_raw])
+    assert len(on_text.train_index) > 100
+    for f in ("train_index", "bench_index", "jaccard", "containment"):
+        assert np.array_equal(getattr(on_text, f), getattr(in_scan, f), equal_nan=True), f
+
+
+def test_lsh_query_pairs_equals_query_many(kb):
+    mh = MinHasher()
+    idx = LSHIndex(threshold=0.4)
+    idx.insert_many(range(len(kb[1])), mh.signatures(kb[1]))
+    sigs = mh.signatures(kb[0])
+    rows, ids = idx.query_pairs(sigs)
+    assert len(rows) > len(kb[0])
+    assert {(r, idx.keys_by_id[i]) for r, i in zip(rows.tolist(), ids.tolist())} == {
+        (r, k) for r, keys in enumerate(idx.query_many(sigs)) for k in keys}
+
+
+def test_lexical_pairs_forked_workers_equal_one_process(kb):
+    from kvdata.audit.pipeline import lexical_pairs
+
+    raw0 = [r["code"] for r in kb[2]]
+    ids0, ids1 = [f"t{i}" for i in range(len(raw0))], [f"b{i}" for i in range(len(kb[1]))]
+    args = (ids1, [normalize_code(r["code"], rename_identifiers=True) for r in kb[3]], ids0, raw0)
+    one = lexical_pairs(*args, progress=False, rename_identifiers=True, raw_train=True, workers=1)
+    two = lexical_pairs(*args, progress=False, rename_identifiers=True, raw_train=True, workers=2, chunk_rows=60)
+    assert len(one) > 100 and one.keys() == two.keys()
+    same = lambda x, y: x == y or (np.isnan(x) and np.isnan(y))  # noqa: E731
+    assert all(same(one[k].jaccard, two[k].jaccard) and same(one[k].containment, two[k].containment) for k in one)

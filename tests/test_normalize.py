@@ -1,4 +1,4 @@
-from kvdata.audit.normalize import guess_language, normalize_code, tokens
+from kvdata.audit.normalize import guess_language, normalize_code, strip_comments, tokens
 
 
 def test_python_comments_and_docstrings_go_strings_stay():
@@ -31,3 +31,24 @@ def test_identifier_renaming_is_consistent_and_keeps_api_names():
 
 def test_tokens_split_words_and_punctuation():
     assert tokens("a_1+=b.c(2)") == ["a_1", "+", "=", "b", ".", "c", "(", "2", ")"]
+
+
+def test_strip_comments_has_the_tokens_of_normalize_code(shared_data):
+    import json
+
+    texts = [json.loads(line)["code"] for line in
+             (shared_data / "kernelbench" / "kernelbench_v0.1.jsonl").read_text().splitlines()]
+    texts += ['"""first-line docstring"""\nx = 1', "def f():\r\n    '''doc'''\r\n    return 1  # c\r\n",
+              "s = 'unterminated\n# real comment\nt = \"a # b\"", "x = '''a'''\n  '''b'''\ny",
+              '#include <a.h>\nint a/* c */b; // d\nchar* s = "// kept"; /* unclosed', "a \x0b\x0c b\n\x1c c"]
+    for t in texts:
+        assert tokens(strip_comments(t)) == tokens(normalize_code(t))
+    assert "first-line" not in strip_comments(texts[-6]) and "real comment" not in strip_comments(texts[-4])
+    assert '"a # b"' in strip_comments(texts[-4]) and '"// kept"' in strip_comments(texts[-2])
+    assert "/* unclosed" in strip_comments(texts[-2]) and "int a b;" in strip_comments(texts[-2])
+
+
+def test_whitespace_is_ascii_whitespace_like_token_boundaries():
+    # \x1c is no whitespace to a token, so normalisation keeps it (str.split would drop it); \xa0 is a word char
+    assert normalize_code("a \x1c  b\n\n   c\t\x0b d") == "a \x1c b\nc d"
+    assert normalize_code("x\n\xa0y  ") == "x\n\xa0y"
