@@ -4,13 +4,15 @@
 
 1. **reference** — import ``pytorch_code``, and for every seed build ``Model`` and fresh
    inputs under that seed, run it, and write the outputs (with the inputs, for the
-   parent's unchanged-inputs check) to ``ref_fd``, a pipe to the zygote. The pipe is
+   parent's unchanged-inputs check: their sha256 fingerprints) to ``ref_fd``, a pipe to
+   the zygote, as a raw tensor blob (never a pickle). The pipe is
    closed and the reference module, its outputs and the allocator's cache are dropped
    *before any candidate code is imported*: the candidate never holds the trusted answer.
 2. **compile** — ``backend.build`` turns ``kernel_code`` into a ``Candidate``.
 3. **run** — round A: every seed (allocator poisoned before each call); the reference
    again, in-process, as bait; round B: every seed again. Outputs and post-call inputs
-   go to ``cand_out.pt``; launches per call, aliasing and errors to ``meta.json``.
+   go to ``cand_out.blob`` (raw bytes, see ``tensor_blob``) as each call returns; launches
+   per call, aliasing and errors to ``meta.json``.
 4. **time** (GPU only) — warm-up, L2 flush, CUDA/HIP events, median of repeats, for the
    reference and the candidate.
 
@@ -32,7 +34,7 @@ from typing import Any, Callable, Optional
 
 JOB_FILE = "job.json"
 META_FILE = "meta.json"
-CAND_FILE = "cand_out.pt"
+CAND_FILE = "cand_out.blob"
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -86,12 +88,6 @@ def clone_inputs(inputs: list) -> list:
     import torch
 
     return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-
-
-def to_cpu(tensors: list) -> list:
-    import torch
-
-    return [t.detach().to("cpu").clone() if isinstance(t, torch.Tensor) else t for t in tensors]
 
 
 def seed_everything(seed: int) -> None:
@@ -159,20 +155,20 @@ def build_reference_case(module, seed: int, device: str) -> dict:
 
 
 def send_reference(ref_fd: int, cases: list[dict]) -> None:
-    """Ship reference outputs (and inputs) out of the process through the pipe, then close it."""
-    import io
+    """Ship reference outputs (and fingerprints of the inputs) out of the process through the pipe, then close it.
 
-    import torch
+    The outputs are written straight from tensor memory; the inputs only as fingerprints
+    (dtype, shape, sha256): the parent needs them only to tell whether the candidate
+    changed them, and it hashes the post-call inputs itself.
+    """
+    from kvdata.reverify import tensor_blob
 
-    buf = io.BytesIO()
-    torch.save({"outputs": [to_cpu(c["outputs"]) for c in cases],
-                "inputs": [to_cpu(c["inputs"]) for c in cases],
-                "seeds": [c["seed"] for c in cases]}, buf)
-    view = memoryview(buf.getvalue())
-    while view:
-        n = os.write(ref_fd, view)
-        view = view[n:]
-    os.close(ref_fd)
+    try:
+        tensor_blob.dump({"outputs": [c["outputs"] for c in cases],
+                          "inputs": [tensor_blob.fingerprint(list(c["inputs"])) for c in cases],
+                          "seeds": [c["seed"] for c in cases]}, tensor_blob.fd_sink(ref_fd))
+    finally:
+        os.close(ref_fd)
 
 
 # ----------------------------------------------------------------------------- timing
@@ -329,42 +325,45 @@ def _call_candidate(candidate, model, inputs: list, device: str) -> tuple[list, 
 
 
 def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device) -> None:
-    import torch
-
+    from kvdata.reverify import tensor_blob
     from kvdata.reverify.checks import output_aliases, poison_allocator
 
     shapes, dtypes = [s for s, _ in out_specs], [d for _, d in out_specs]
-    rounds: dict[str, list] = {"A": [], "B": []}
-    inputs_after: list = []
+    tree: dict[str, list] = {"A": [], "B": [], "inputs_after": []}
     launches: dict[str, list] = {"A": [], "B": []}
     aliases_input = aliases_reference = False
     # One candidate instance for every seed (new weights loaded per seed): state it keeps
     # between calls meets fresh inputs and weights, which is what catches caching.
     model = _make_candidate_module(candidate, cases[0], device, meta)
+    fd = os.open(job_dir / CAND_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        # Each output is written out as soon as the call returns: a snapshot, taken before
+        # the candidate runs again, with no second copy held in memory.
+        blob = tensor_blob.BlobWriter(tensor_blob.fd_sink(fd))
+        for case in cases:                                          # round A
+            _load_weights(model, case, meta)
+            inputs = clone_inputs(case["inputs"])
+            poison_allocator(device, shapes, dtypes, int(job.get("poison_mb", 64)))
+            out, n = _call_candidate(candidate, model, inputs, device)
+            aliases_input |= output_aliases(out, inputs)
+            tree["A"].append([blob.add(t) for t in out])
+            tree["inputs_after"].append(blob.encode(list(inputs)))
+            launches["A"].append(n)
+            del out, inputs
 
-    for case in cases:                                          # round A
-        _load_weights(model, case, meta)
-        inputs = clone_inputs(case["inputs"])
-        poison_allocator(device, shapes, dtypes, int(job.get("poison_mb", 64)))
-        out, n = _call_candidate(candidate, model, inputs, device)
-        aliases_input |= output_aliases(out, inputs)
-        rounds["A"].append(to_cpu(out))
-        inputs_after.append(to_cpu(inputs))
-        launches["A"].append(n)
-        del out
-
-    bait = _run_reference_bait(job, job_dir, cases, device)     # reference, in-process
-    for case, bait_out in zip(cases, bait):                     # round B
-        _load_weights(model, case, meta)
-        inputs = clone_inputs(case["inputs"])
-        out, n = _call_candidate(candidate, model, inputs, device)
-        aliases_input |= output_aliases(out, inputs)
-        aliases_reference |= output_aliases(out, bait_out)
-        rounds["B"].append(to_cpu(out))
-        launches["B"].append(n)
-        del out
-
-    torch.save({"A": rounds["A"], "B": rounds["B"], "inputs_after": inputs_after}, job_dir / CAND_FILE)
+        bait = _run_reference_bait(job, job_dir, cases, device)     # reference, in-process
+        for case, bait_out in zip(cases, bait):                     # round B
+            _load_weights(model, case, meta)
+            inputs = clone_inputs(case["inputs"])
+            out, n = _call_candidate(candidate, model, inputs, device)
+            aliases_input |= output_aliases(out, inputs)
+            aliases_reference |= output_aliases(out, bait_out)
+            tree["B"].append([blob.add(t) for t in out])
+            launches["B"].append(n)
+            del out, inputs
+        blob.finish(tree)
+    finally:
+        os.close(fd)
     meta.data.update({"launches": launches, "output_aliases_input": aliases_input,
                       "output_aliases_reference": aliases_reference})
 

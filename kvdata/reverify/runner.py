@@ -2,13 +2,12 @@
 
 ``Verifier`` owns one warm worker per backend for one worker slot (a GPU, or a CPU
 slot). ``verify(sample)`` returns the result row. Everything that decides the verdict
-happens here, in the trusted parent, from tensors loaded with ``weights_only=True``:
+happens here, in the trusted parent, from raw tensor blobs it validates itself (``tensor_blob``):
 the worker's exit code and output are only used to say *how* a sample failed.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import io
 import json
 import os
 import secrets
@@ -138,7 +137,7 @@ class Verifier:
                "cache_dir": str(self.cache_dir(name)), "poison_mb": self.config.poison_mb,
                "timing": vars(self.config.timing) if self.config.timing.enabled else None}
         (job_dir / JOB_FILE).write_text(json.dumps(job))
-        outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb)
+        outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
         try:
             self._judge(row, backend, outcome, job_dir, atol, rtol)
         finally:
@@ -198,30 +197,29 @@ class Verifier:
         if stage != "done":
             return done("crashed", _death(status, stage, log_tail))
 
-        import torch
-
+        t_judge = time.monotonic()
         try:
-            ref = torch.load(io.BytesIO(outcome.reference), weights_only=True, map_location="cpu")
+            ref = _read_reference(outcome.reference)
         except Exception as e:  # noqa: BLE001
             return done("no_reference", f"reference outputs unreadable: {e}")
         try:
-            cand = torch.load(cand_path, weights_only=True, map_location="cpu")
-            rounds_a, rounds_b, inputs_after = cand["A"], cand["B"], cand["inputs_after"]
+            rounds_a, rounds_b, inputs_after = _read_candidate(cand_path, ref["inputs"])
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol)
+        row["judge_s"] = time.monotonic() - t_judge
 
     def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol) -> None:
         n = len(ref["outputs"])
         if len(rounds_a) != n or len(rounds_b) != n:
             row["status"], row["message"] = "incorrect", "candidate did not run every seed"
             return
-        first = [checks.compare_outputs(a, r, atol, rtol) for a, r in zip(rounds_a, ref["outputs"])]
-        second = [checks.compare_outputs(b, r, atol, rtol) for b, r in zip(rounds_b, ref["outputs"])]
+        first = _compare_rounds(rounds_a, ref["outputs"], atol, rtol)
+        second = _compare_rounds(rounds_b, ref["outputs"], atol, rtol)
         verdict = checks.check_every_seed(first + second)
         flags = row["flags"]
         flags += checks.check_rerun_after_reference(first, second)
-        flags += checks.check_inputs_unchanged(ref["inputs"], inputs_after)
+        flags += checks.check_input_fingerprints(ref["inputs"], inputs_after)
         launches = (meta.get("launches") or {})
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
         if meta.get("output_aliases_input"):
@@ -245,6 +243,60 @@ class Verifier:
             row["status"], row["message"] = "flagged", "outputs match but: " + ", ".join(failing)
         else:
             row["status"], row["message"] = "correct", ""
+
+
+def _compare_rounds(outputs: list, reference: list, atol: float, rtol: float) -> list:
+    """One comparison per seed; after the first failing seed the rest are not compared.
+
+    The verdict and its message only need the first failure (``check_every_seed``), and
+    ``check_rerun_after_reference`` only whether every seed of the round passed.
+    """
+    comparisons = []
+    for out, ref in zip(outputs, reference):
+        comparisons.append(checks.compare_outputs(out, ref, atol, rtol))
+        if not comparisons[-1].ok:
+            break
+    return comparisons
+
+
+def _read_reference(payload) -> dict:
+    """The reference blob the zygote forwarded: outputs per seed, input fingerprints per seed, seeds."""
+    import torch
+
+    from kvdata.reverify.tensor_blob import Blob
+
+    if payload is None:
+        raise ValueError("no reference")
+    tree = Blob(payload).tree()
+    outputs, inputs = tree["outputs"], tree["inputs"]
+    if len(outputs) != len(inputs) or not all(isinstance(t, torch.Tensor) for seed in outputs for t in seed):
+        raise ValueError("reference blob is malformed")
+    return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds")}
+
+
+def _read_candidate(path: Path, inputs_before: list) -> tuple[list, list, list]:
+    """Rounds A and B (tensors viewing the mapped file) and fingerprints of the post-call inputs.
+
+    The file comes from the candidate's process, so everything in it is validated
+    (``tensor_blob.Blob``) and nothing is unpickled. A post-call input tensor is hashed
+    only when its dtype and shape match the reference's: a forged huge entry costs no time.
+    """
+    from kvdata.reverify.tensor_blob import Blob, fingerprint_blob_node, open_blob_file
+
+    blob = Blob(open_blob_file(path))
+    raw = blob.raw_tree
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), list) for k in ("A", "B", "inputs_after")):
+        raise ValueError("candidate blob is malformed")
+    rounds_a = [_as_list(blob._decode(seed)) for seed in raw["A"]]
+    rounds_b = [_as_list(blob._decode(seed)) for seed in raw["B"]]
+    after = [fingerprint_blob_node(blob, node, expected)
+             for node, expected in zip(raw["inputs_after"], inputs_before)]
+    after += [None] * (len(raw["inputs_after"]) - len(after))
+    return rounds_a, rounds_b, after
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
 
 
 def _count_entries(d: Path) -> int:

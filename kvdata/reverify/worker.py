@@ -10,10 +10,13 @@ context, device errors included, dies with it.
 Protocol (zygote stdin/stdout, the parent's side is ``WarmWorker``): the parent sends one
 JSON line ``{"op": "run", "job": DIR, "timeout_s": T, "memory_mb": M}``; the zygote
 answers with frames, each a JSON header line, optionally followed by ``nbytes`` raw bytes:
-``{"frame": "reference", "nbytes": N}`` (the reference outputs, read from a pipe the child
-closes before importing candidate code) and then ``{"frame": "status", ...}`` (exit code,
-signal, timeout, memory, wall time — observed by the zygote, not reported by the child).
-The child's stdout/stderr go to a log file; it never holds the protocol pipe.
+``{"frame": "reference", "nbytes": N}`` (the reference blob, read from a pipe the child
+closes before importing candidate code, and forwarded as soon as it closes) and then
+``{"frame": "status", ...}`` (exit code, signal, timeout, memory, wall time — observed by
+the zygote, not reported by the child). The child's stdout/stderr go to a log file; it
+never holds the protocol pipe. After each job the zygote forks the next job's process
+(a "spare", see ``_Spare``) so that on a GPU its device context is created while the
+parent judges the previous sample.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -59,13 +62,14 @@ def _preload(backend_name: str) -> None:
         import numpy.random  # noqa: F401  (seed_everything seeds it)
     except ImportError:
         pass
-    import io
+    import hashlib  # noqa: F401  (input fingerprints)
+
     import kvdata.reverify.checks  # noqa: F401
     import kvdata.reverify.harness  # noqa: F401
+    import kvdata.reverify.tensor_blob  # noqa: F401
     from kvdata.reverify.backends import backend_class
 
     backend_class(backend_name)
-    torch.save({"warm": [1]}, io.BytesIO())      # pulls in the pickling machinery; no device, no threads
     # Everything imported so far is permanent: a child's gc.collect() neither scans it nor
     # touches its pages (no copy-on-write storm after fork).
     import gc
@@ -97,22 +101,89 @@ def _kill_descendants() -> None:
             return
 
 
-def _child(job_dir: Path, ref_fd: int, proto_fds: tuple[int, ...], memory_mb: Optional[int]) -> None:
-    """In the forked child: detach from the protocol, confine output, run the job, never return."""
+@dataclass
+class _Spare:
+    """A child forked ahead of its job (fresh from the zygote, no sample code run yet).
+
+    Why: on a GPU each sample needs its own CUDA context, and creating one costs ~0.3-0.5 s.
+    The spare creates it while the parent is still judging the previous sample, then
+    blocks until the zygote hands it a job over ``ctl_fd``. It never ran anything but
+    that warm-up, so it is as clean as a child forked at the job's start.
+    """
+
+    pid: int
+    ctl_fd: int                 # zygote -> spare: one JSON line, the job
+    ref_fd: int                 # spare -> zygote: the reference blob, closed before candidate code runs
+
+
+def _fork_spare(proto_fds: tuple[int, ...], device: Optional[str]) -> _Spare:
+    ref_r, ref_w = os.pipe()
+    ctl_r, ctl_w = os.pipe()
+    try:                                            # bigger pipe: fewer wake-ups for a large reference
+        import fcntl
+
+        fcntl.fcntl(ref_w, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (OSError, ImportError):
+        pass
+    pid = os.fork()
+    if pid == 0:
+        os.close(ref_r)
+        os.close(ctl_w)
+        _spare_child(ctl_r, ref_w, proto_fds, device)
+    os.close(ref_w)
+    os.close(ctl_r)
+    return _Spare(pid, ctl_w, ref_r)
+
+
+def _warm_device(device: Optional[str]) -> None:
+    """Create this process's CUDA/HIP context (and Triton's driver) before the job arrives."""
+    if not device or device == "cpu":
+        return
+    try:
+        import torch
+
+        torch.cuda.set_device(0)
+        torch.empty(1, device="cuda")
+        torch.cuda.synchronize()
+    except Exception:  # noqa: BLE001 - the job itself will meet (and report) the same error
+        import traceback
+
+        traceback.print_exc()
+        return
+    try:
+        from triton.runtime import driver
+
+        driver.active.get_current_device()
+    except Exception:  # noqa: BLE001 - optional: only saves Triton's first-launch set-up
+        pass
+
+
+def _spare_child(ctl_fd: int, ref_fd: int, proto_fds: tuple[int, ...], device: Optional[str]) -> None:
+    """In the forked child: detach from the protocol, warm up, wait for the job, confine output, run it."""
     try:
         os.setpgid(0, 0)
         _prctl(PR_SET_DUMPABLE, 1)
-        log = os.open(job_dir / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        for fd in set(proto_fds) | {log, null}:
+        for fd in set(proto_fds) | {null}:
             if fd > 2:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
+        _warm_device(device)
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = os.read(ctl_fd, 4096)
+            if not chunk:                           # the zygote is gone or retired this spare
+                os._exit(0)
+            line += chunk
+        os.close(ctl_fd)
+        job_dir = Path(json.loads(line)["job"])
+        log = os.open(job_dir / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
         sys.stdin = open(0, closefd=False)
         sys.stdout = open(1, "w", buffering=1, closefd=False)
         sys.stderr = open(2, "w", buffering=1, closefd=False)
@@ -127,27 +198,59 @@ def _child(job_dir: Path, ref_fd: int, proto_fds: tuple[int, ...], memory_mb: Op
         os._exit(0)
 
 
-def _run_one(msg: dict, proto_fds: tuple[int, ...]) -> tuple[bytes, dict]:
+def _dispatch(spare: Optional[_Spare], msg: dict, proto_fds: tuple[int, ...]) -> _Spare:
+    """Hand the job to the spare; a spare that died meanwhile is replaced by a fresh child."""
+    line = json.dumps({"job": msg["job"]}).encode() + b"\n"
+    for attempt in range(2):
+        if spare is None or attempt:
+            spare = _fork_spare(proto_fds, None)
+        try:
+            os.write(spare.ctl_fd, line)           # < PIPE_BUF: atomic
+            os.close(spare.ctl_fd)
+            return spare
+        except OSError:
+            _retire(spare)
+    raise RuntimeError("could not start a sample process")
+
+
+def _retire(spare: _Spare) -> None:
+    for fd in (spare.ctl_fd, spare.ref_fd):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:
+        os.kill(spare.pid, signal.SIGKILL)
+        os.waitpid(spare.pid, 0)
+    except (OSError, ChildProcessError):
+        pass
+
+
+def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
+             send_reference: Callable[[list[bytes]], None]) -> dict:
+    """Run one job in ``spare`` (or a fresh child); forward the reference as soon as its pipe closes.
+
+    The reference blob is sent to the parent from the reader thread the moment the child
+    closes the pipe (before candidate code runs), so the transfer overlaps the candidate's
+    rounds. ``send_reference`` must refuse once the status is sent (see ``zygote_main``).
+    """
     import psutil
 
-    job_dir = Path(msg["job"])
     timeout_s = float(msg.get("timeout_s", 300))
     memory_mb = msg.get("memory_mb")
-    r, w = os.pipe()
     t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        _child(job_dir, w, proto_fds, memory_mb)
-    os.close(w)
+    spare = _dispatch(spare, msg, proto_fds)
+    pid, r = spare.pid, spare.ref_fd
     chunks: list[bytes] = []
 
     def drain() -> None:
         while True:
             b = os.read(r, 1 << 20)
             if not b:
-                return
+                break
             chunks.append(b)
+        if chunks:
+            send_reference(chunks)
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
@@ -180,10 +283,10 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...]) -> tuple[bytes, dict]:
             break
         time.sleep(0.01)
     _kill_descendants()
-    reader.join(timeout=5)
+    reader.join(timeout=30)
     os.close(r)
     status["wall_s"] = time.monotonic() - t0
-    return b"".join(chunks), status
+    return status
 
 
 def _tree_rss_mb(proc) -> float:
@@ -215,14 +318,18 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
     _prctl(PR_SET_DUMPABLE, 0)                      # children cannot read our memory or fds
     proto_fds = (proto_out.fileno(), proto_in.fileno(), 0)
 
-    def send(header: dict, payload: bytes = b"") -> None:
-        header = dict(header, nbytes=len(payload))
-        proto_out.write(json.dumps(header).encode() + b"\n")
-        if payload:
-            proto_out.write(payload)
-        proto_out.flush()
+    lock = threading.RLock()
+
+    def send(header: dict, payload: list[bytes] = ()) -> None:
+        header = dict(header, nbytes=sum(len(p) for p in payload))
+        with lock:
+            proto_out.write(json.dumps(header).encode() + b"\n")
+            for part in payload:                    # no join: one copy less of the reference
+                proto_out.write(part)
+            proto_out.flush()
 
     send({"frame": "ready", "pid": os.getpid(), "import_s": time.monotonic() - t0})
+    spare: Optional[_Spare] = None
     for line in proto_in:
         msg = json.loads(line)
         if msg.get("op") == "exit":
@@ -230,13 +337,37 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
         if msg.get("op") == "ping":
             send({"frame": "pong"})
             continue
-        ref, status = _run_one(msg, proto_fds)
-        if ref:
-            send({"frame": "reference"}, ref)
-        send(status)
+        job_open = [True]
+
+        def send_reference(chunks: list[bytes], job_open=job_open) -> None:
+            with lock:                              # never after this job's status: it would meet the next job
+                if job_open[0]:
+                    send({"frame": "reference"}, chunks)
+
+        status = _run_one(msg, proto_fds, spare, send_reference)
+        with lock:
+            job_open[0] = False
+            send(status)
+        # The next sample's process, forked now (every descendant was just killed) and
+        # warmed up while the parent judges this one.
+        spare = _fork_spare(proto_fds, msg.get("device"))
+    if spare is not None:
+        _retire(spare)
 
 
 # ============================================================================ parent side
+def _read_exactly(stream, n: int) -> bytearray:
+    """``n`` bytes into one buffer (a bytearray, so tensors can view it without a copy)."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = stream.readinto(view[got:])
+        if not k:
+            raise ValueError("protocol stream ended inside a frame")
+        got += k
+    return buf
+
+
 class WorkerDied(RuntimeError):
     """The zygote itself died or stopped answering; the sample in flight gets `crashed`."""
 
@@ -288,7 +419,7 @@ class WarmWorker:
                 if not line:
                     break
                 header = json.loads(line)
-                payload = out.read(header.get("nbytes", 0)) if header.get("nbytes") else b""
+                payload = _read_exactly(out, int(header.get("nbytes") or 0))
                 frames.put((header, payload))
         except (ValueError, OSError):
             pass
@@ -312,11 +443,12 @@ class WarmWorker:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
-    def run(self, job_dir: Path, timeout_s: float, memory_mb: Optional[int]) -> JobOutcome:
+    def run(self, job_dir: Path, timeout_s: float, memory_mb: Optional[int],
+            device: Optional[str] = None) -> JobOutcome:
         """Run the job in ``job_dir``; a dead or silent zygote is stopped and reported, never raised."""
         if not self.alive:
             self.start()
-        msg = {"op": "run", "job": str(job_dir), "timeout_s": timeout_s, "memory_mb": memory_mb}
+        msg = {"op": "run", "job": str(job_dir), "timeout_s": timeout_s, "memory_mb": memory_mb, "device": device}
         try:
             self.proc.stdin.write((json.dumps(msg) + "\n").encode())
             self.proc.stdin.flush()
