@@ -129,7 +129,10 @@ class Sandbox:
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update({"HOME": str(scratch), "TMPDIR": str(scratch / "tmp"),
                     "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-                    "TRITON_CACHE_DIR": str(scratch / ".triton")})
+                    "TRITON_CACHE_DIR": str(scratch / ".triton"),
+                    # There is no network in here: make Hub clients fail at once instead of
+                    # retrying with back-off (KernelBench level 4 calls from_pretrained).
+                    "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
         env.update(self.env)
         return env
 
