@@ -38,6 +38,12 @@ EXPECTED = {
     "write_outside": ({"runtime_error"}, set()),
     "spawn_storm": ({"crashed", "timeout", "runtime_error"}, set()),
     "kill_zygote": ({"crashed"}, set()),
+    # issue #3 hardening: the bait runs on fresh inputs; round A is sealed before it runs
+    "steal_bait_gc": ({"incorrect"}, {"inconsistent_runs"}),
+    "steal_bait_module": ({"incorrect"}, set()),
+    "rewrite_round_a": ({"flagged"}, {"tampered_outputs"}),
+    "withhold_seal": ({"flagged"}, {"tampered_outputs"}),
+    "forge_reference": ({"flagged", "incorrect"}, set()),
 }
 
 
@@ -103,3 +109,89 @@ def test_spawned_processes_do_not_outlive_the_sample(hostile_run):
         if "kvdata-hostile-storm" in cmd:
             leftovers.append(p.pid)
     assert not leftovers
+
+
+# ----------------------------------------------------------------------------- in-process pieces
+def test_every_hostile_sample_has_an_expectation():
+    names = {p.stem for p in HOSTILE.glob("*.py") if p.name != "reference.py"}
+    assert names == set(EXPECTED)
+
+
+def test_bait_runs_on_fresh_inputs_and_leaves_no_reference_class(tmp_path):
+    """The bait's outputs answer other inputs than the compared seeds', and its Model class is gone after."""
+    import gc
+    import sys
+
+    import torch
+
+    from kvdata.reverify import harness
+    from kvdata.reverify.runner import draw_bait_seeds, draw_seeds
+
+    seeds = draw_seeds(2)
+    job = {"sample": {"pytorch_code": REFERENCE}, "seeds": seeds, "bait_seeds": draw_bait_seeds(seeds)}
+    bait = harness._run_reference_bait(job, tmp_path, "cpu")
+    assert harness.BAIT_MODULE not in sys.modules
+    assert not [o for o in gc.get_objects()
+                if issubclass(type(o), type) and vars(o).get("__module__") == harness.BAIT_MODULE]
+    assert not list(tmp_path.iterdir())                 # the bait's source file is unlinked too
+    module = harness.load_source_module(REFERENCE, tmp_path / "ref.py", "kv_test_reference")
+    try:
+        compared = [harness.build_reference_case(module, s, "cpu")["outputs"] for s in seeds]
+    finally:
+        harness.forget_module("kv_test_reference")
+    assert len(bait) == len(compared)
+    for stolen in bait:
+        for right in compared:
+            assert stolen[0].shape == right[0].shape
+            assert not torch.allclose(stolen[0], right[0], atol=1e-3, rtol=1e-4)
+
+
+def test_bait_seeds_never_meet_compared_seeds():
+    from kvdata.reverify.harness import bait_seeds
+    from kvdata.reverify.runner import draw_bait_seeds
+
+    seeds = [5, 6, 7]
+    assert not set(draw_bait_seeds(seeds)) & set(seeds)
+    assert not set(draw_bait_seeds(seeds, fixed=5)) & set(seeds)
+    assert len(draw_bait_seeds(seeds)) == 3
+    # a job naming a compared seed as bait seed (or none at all) still gets fresh ones
+    got = bait_seeds({"seeds": seeds, "bait_seeds": [6, 9]})
+    assert 9 in got and not set(got) & set(seeds) and len(got) == 3
+    assert not set(bait_seeds({"seeds": seeds})) & set(seeds)
+
+
+def test_seal_matches_only_the_sealed_bytes(tmp_path):
+    import torch
+
+    from kvdata.reverify import checks, tensor_blob
+
+    path = tmp_path / "a.blob"
+    with open(path, "wb") as f:
+        sink = tensor_blob.SealingSink(f.write)
+        writer = tensor_blob.BlobWriter(sink)
+        writer.finish({"A": [[writer.add(torch.randn(4, 64))]]})
+    seal = sink.seal()
+    assert len(seal) == tensor_blob.SEAL.size
+    data = bytearray(path.read_bytes())
+    assert checks.check_round_sealed(seal, data) == []
+    assert checks.check_round_sealed(seal, tensor_blob.open_blob_file(path)) == []
+    flipped = bytearray(data)
+    flipped[7] ^= 1
+    assert checks.check_round_sealed(seal, flipped) == ["tampered_outputs"]
+    assert checks.check_round_sealed(seal, data + b"\0") == ["tampered_outputs"]
+    assert checks.check_round_sealed(seal, data[:-1]) == ["tampered_outputs"]
+    assert checks.check_round_sealed(None, data) == ["tampered_outputs"]
+    assert checks.check_round_sealed(b"x" * tensor_blob.SEAL.size, data) == ["tampered_outputs"]
+
+
+def test_inputs_that_ignore_the_seed_are_flagged():
+    from kvdata.reverify import checks
+    from kvdata.reverify.tensor_blob import fingerprint
+
+    import torch
+
+    same = [fingerprint([torch.ones(3)]) for _ in range(3)]
+    varied = [fingerprint([torch.randn(3)]) for _ in range(3)]
+    assert checks.check_inputs_vary(same) == ["fixed_inputs"]
+    assert checks.check_inputs_vary(varied) == []
+    assert checks.check_inputs_vary(same[:1]) == []

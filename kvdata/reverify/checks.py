@@ -11,9 +11,10 @@ Two kinds live here:
 
 The harness's run order is: reference (before any candidate code is imported; its
 outputs leave the process through a pipe that is closed before the candidate is
-imported) → candidate on every seed ("A") → the reference again, in-process, as bait →
-candidate on every seed again ("B"). Both candidate rounds are compared with the
-trusted reference.
+imported) → candidate on every seed ("A"; sealed: its size and sha256 leave through a
+second pipe, closed before what follows) → the reference again, in-process, as bait, on
+a fresh input set no compared round uses → candidate on every seed again ("B"). Both
+candidate rounds are compared with the trusted reference.
 """
 from __future__ import annotations
 
@@ -159,6 +160,35 @@ def check_input_fingerprints(before: Sequence, after: Sequence) -> list[str]:
         if seed_before != seed_after:
             return ["inputs_mutated"]
     return []
+
+
+def check_round_sealed(seal: Optional[bytes], round_a) -> list[str]:
+    """Catches rewriting round A's outputs after the fact (after the bait ran in-process).
+
+    Round A's blob lies in the job dir, which the candidate's process can reopen. Before
+    the bait runs, the worker sends the blob's size and sha256 (hashed as it was written)
+    through a pipe to the zygote and closes it; the parent checks the file, once every
+    process of the sample is dead, against that seal. A different file, or no seal at
+    all, is ``tampered_outputs`` (a pipe closed or replaced by the candidate ends the
+    process before the bait: ``harness.SEAL_LOST_EXIT``, flagged the same way).
+    """
+    from kvdata.reverify.tensor_blob import seal_matches
+
+    return [] if seal_matches(seal, round_a) else ["tampered_outputs"]
+
+
+def check_inputs_vary(inputs: Sequence) -> list[str]:
+    """Catches samples whose inputs do not depend on the seed (``get_inputs`` ignores the RNG).
+
+    Fresh seeds then draw the same inputs every time: a cache across calls, one
+    special-cased input set, or a bait output stolen in-process (the bait draws its own
+    seeds) would all hold the right answer. ``inputs`` are the reference's input
+    fingerprints per seed; with two or more seeds that are all equal the sample gets
+    ``fixed_inputs`` (a warning: the sample, not the candidate, is at fault).
+    """
+    if len(inputs) < 2:
+        return []
+    return ["fixed_inputs"] if all(seed == inputs[0] for seed in inputs[1:]) else []
 
 
 def check_kernel_launched(launches: Sequence[Optional[int]]) -> list[str]:

@@ -23,6 +23,7 @@ FAILING_FLAGS = frozenset({
     "output_aliases_input",     # the candidate returned (a view of) one of its inputs
     "output_aliases_reference", # the candidate returned (a view of) the reference's output
     "inconsistent_runs",        # the second candidate run disagreed with the first
+    "tampered_outputs",         # round A's sealed outputs were changed (or the seal withheld) after the fact
 })
 # Flags recorded for the reader but not failing by default.
 WARNING_FLAGS = frozenset({
@@ -30,6 +31,7 @@ WARNING_FLAGS = frozenset({
     "implausible_speedup",      # faster than ``speedup_limit``: suspicious timing
     "state_dict_mismatch",      # ModelNew's parameters do not match Model's by name
     "reference_nonfinite",      # the reference output itself has NaN/inf
+    "fixed_inputs",             # get_inputs ignores the seed: every seed saw the same inputs
 })
 
 

@@ -1,6 +1,6 @@
 """The code that runs inside the sandboxed worker for one sample (a child forked from the zygote).
 
-``run_job(job_dir, ref_fd)`` does, in order:
+``run_job(job_dir, ref_fd, seal_fd)`` does, in order:
 
 1. **reference** — import ``pytorch_code``, and for every seed build ``Model`` and fresh
    inputs under that seed, run it, and write the outputs (with the inputs, for the
@@ -9,10 +9,13 @@
    closed and the reference module, its outputs and the allocator's cache are dropped
    *before any candidate code is imported*: the candidate never holds the trusted answer.
 2. **compile** — ``backend.build`` turns ``kernel_code`` into a ``Candidate``.
-3. **run** — round A: every seed (allocator poisoned before each call); the reference
-   again, in-process, as bait; round B: every seed again. Outputs and post-call inputs
-   go to ``cand_out.blob`` (raw bytes, see ``tensor_blob``) as each call returns; launches
-   per call, aliasing and errors to ``meta.json``.
+3. **run** — round A: every seed (allocator poisoned before each call), outputs and
+   post-call inputs written to ``cand_a.blob`` as each call returns, then **sealed**: its
+   size and sha256 leave through ``seal_fd``, a pipe to the zygote closed before anything
+   below runs. Then the reference again, in-process, as **bait**, on a fresh input set
+   (its own seeds: fresh weights and inputs no compared round uses; its outputs kept alive,
+   its module dropped). Round B: every seed again, to ``cand_b.blob``. Launches per call,
+   aliasing and errors go to ``meta.json``.
 4. **time** (GPU only) — warm-up, L2 flush, CUDA/HIP events, median of repeats, for the
    reference and the candidate.
 
@@ -34,7 +37,11 @@ from typing import Any, Callable, Optional
 
 JOB_FILE = "job.json"
 META_FILE = "meta.json"
-CAND_FILE = "cand_out.blob"
+ROUND_A_FILE = "cand_a.blob"       # round A + post-call inputs; sealed before the bait runs
+ROUND_B_FILE = "cand_b.blob"       # round B, after the bait
+REFERENCE_MODULE = "kv_reference"
+BAIT_MODULE = "kv_reference_bait"
+SEAL_LOST_EXIT = 86                # exit status: round A's seal could not be sent (pipe closed or replaced)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -54,6 +61,11 @@ def load_source_module(code: str, path: Path, name: str):
 
 
 def forget_module(name: str) -> None:
+    """Drop an imported module so that its classes (reference cycles) are collected now.
+
+    Callers delete their own references to the module first: a class that survives
+    this collection stays reachable through ``gc.get_objects()`` for the candidate.
+    """
     sys.modules.pop(name, None)
     gc.collect()
 
@@ -198,9 +210,15 @@ def time_gpu(fn: Callable[[], Any], timing: dict, device: str) -> Optional[float
 
 
 # ----------------------------------------------------------------------------- the job
-def run_job(job_dir: Path, ref_fd: int) -> None:
-    """Everything one sample needs inside the worker; see the module docstring."""
+def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None) -> None:
+    """Everything one sample needs inside the worker; see the module docstring.
+
+    ``ref_fd`` and ``seal_fd`` are pipes to the zygote: the reference's outputs, and the
+    seal of round A (``tensor_blob.SealingSink``). Without ``seal_fd`` round A is not
+    sealed and the parent flags the sample ``tampered_outputs``.
+    """
     job_dir = Path(job_dir)
+    seal_pipe = _pipe_identity(seal_fd)     # taken before any candidate code (compile imports it) runs
     job = json.loads((job_dir / JOB_FILE).read_text())
     (job_dir / JOB_FILE).unlink()          # the reference's code is not left lying around for the candidate
     meta = Meta(job_dir)
@@ -214,14 +232,15 @@ def run_job(job_dir: Path, ref_fd: int) -> None:
 
     backend = create_backend(job["backend"])
     if backend.compile_only:
-        os.close(ref_fd)
+        _close_quietly(ref_fd)
+        _close_quietly(seal_fd)
         _compile_only(backend, job, job_dir, meta)
         return
 
     # 1. reference, before any candidate code exists in this process
     meta.stage("reference")
     try:
-        ref_module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference.py", "kv_reference")
+        ref_module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference.py", REFERENCE_MODULE)
         (job_dir / "reference.py").unlink()
         cases = [build_reference_case(ref_module, s, device) for s in job["seeds"]]
         out_specs = [(tuple(t.shape), t.dtype) for t in cases[0]["outputs"]]
@@ -236,8 +255,8 @@ def run_job(job_dir: Path, ref_fd: int) -> None:
         del model0, inputs0
     for c in cases:
         del c["outputs"], c["model"]
-    forget_module("kv_reference")
-    del ref_module
+    del ref_module                          # before the collection: else its Model class outlives it
+    forget_module(REFERENCE_MODULE)
     if device != "cpu":
         import torch
 
@@ -258,7 +277,7 @@ def run_job(job_dir: Path, ref_fd: int) -> None:
     # 3. run: A → reference bait → B
     meta.stage("run")
     try:
-        _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device)
+        _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd, seal_pipe)
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
@@ -324,66 +343,182 @@ def _call_candidate(candidate, model, inputs: list, device: str) -> tuple[list, 
     return out, launches
 
 
-def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device) -> None:
-    from kvdata.reverify import tensor_blob
-    from kvdata.reverify.checks import output_aliases, poison_allocator
+def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd, seal_pipe) -> None:
+    """Round A (sealed) → reference bait on fresh inputs → round B; see the module docstring."""
+    from kvdata.reverify.checks import poison_allocator
 
     shapes, dtypes = [s for s, _ in out_specs], [d for _, d in out_specs]
-    tree: dict[str, list] = {"A": [], "B": [], "inputs_after": []}
-    launches: dict[str, list] = {"A": [], "B": []}
-    aliases_input = aliases_reference = False
+    poison_mb = int(job.get("poison_mb", 64))
     # One candidate instance for every seed (new weights loaded per seed): state it keeps
     # between calls meets fresh inputs and weights, which is what catches caching.
     model = _make_candidate_module(candidate, cases[0], device, meta)
-    fd = os.open(job_dir / CAND_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+    with _BlobFile(job_dir / ROUND_A_FILE, sealed=True) as blob:            # round A
+        a = _candidate_round(candidate, model, cases, device, meta, blob,
+                             before_call=lambda: poison_allocator(device, shapes, dtypes, poison_mb),
+                             keep_inputs=True)
+        blob.finish({"A": a.outputs, "inputs_after": a.inputs_after})
+    _send_seal(seal_fd, seal_pipe, blob.seal, meta)                          # A is fixed from here on
+
+    bait = _run_reference_bait(job, job_dir, device)                         # fresh inputs, outputs kept alive
+    bait_outputs = [t for seed in bait for t in seed]
+    with _BlobFile(job_dir / ROUND_B_FILE) as blob:                          # round B
+        b = _candidate_round(candidate, model, cases, device, meta, blob, bait_outputs=bait_outputs)
+        blob.finish({"B": b.outputs})
+    del bait, bait_outputs
+    meta.data.update({"launches": {"A": a.launches, "B": b.launches},
+                      "output_aliases_input": a.aliases_input or b.aliases_input,
+                      "output_aliases_reference": b.aliases_reference})
+
+
+class _BlobFile:
+    """A blob written to a file in the job dir as tensors come; with ``sealed``, hashed on the way."""
+
+    def __init__(self, path: Path, sealed: bool = False):
+        self.path, self.sealed = path, sealed
+        self.seal: Optional[bytes] = None
+
+    def __enter__(self):
+        from kvdata.reverify import tensor_blob
+
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        sink = tensor_blob.fd_sink(self.fd)
+        self.sink = tensor_blob.SealingSink(sink) if self.sealed else sink
+        self.writer = tensor_blob.BlobWriter(self.sink)
+        return self
+
+    def add(self, tensor) -> dict:
+        return self.writer.add(tensor)
+
+    def encode(self, value):
+        return self.writer.encode(value)
+
+    def finish(self, tree) -> None:
+        self.writer.finish(tree)
+        if self.sealed:
+            self.seal = self.sink.seal()
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)
+
+
+class _Round:
+    """What one candidate round produced: blob leaves per seed, launches, aliasing."""
+
+    def __init__(self):
+        self.outputs: list = []
+        self.inputs_after: list = []
+        self.launches: list = []
+        self.aliases_input = False
+        self.aliases_reference = False
+
+
+def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, before_call=None,
+                     keep_inputs: bool = False, bait_outputs: tuple = ()) -> _Round:
+    """One candidate call per seed; each output is written to ``blob`` as soon as the call returns.
+
+    Written at once: a snapshot, taken before the candidate runs again, with no second
+    copy held in memory.
+    """
+    from kvdata.reverify.checks import output_aliases
+
+    result = _Round()
+    for case in cases:
+        _load_weights(model, case, meta)
+        inputs = clone_inputs(case["inputs"])
+        if before_call is not None:
+            before_call()
+        out, n = _call_candidate(candidate, model, inputs, device)
+        result.aliases_input |= output_aliases(out, inputs)
+        if bait_outputs:
+            result.aliases_reference |= output_aliases(out, bait_outputs)
+        result.outputs.append([blob.add(t) for t in out])
+        if keep_inputs:
+            result.inputs_after.append(blob.encode(list(inputs)))
+        result.launches.append(n)
+        del out, inputs
+    return result
+
+
+def _pipe_identity(fd: Optional[int]) -> Optional[tuple]:
+    """(device, inode) of the seal pipe, taken before any candidate code runs."""
+    if fd is None:
+        return None
     try:
-        # Each output is written out as soon as the call returns: a snapshot, taken before
-        # the candidate runs again, with no second copy held in memory.
-        blob = tensor_blob.BlobWriter(tensor_blob.fd_sink(fd))
-        for case in cases:                                          # round A
-            _load_weights(model, case, meta)
-            inputs = clone_inputs(case["inputs"])
-            poison_allocator(device, shapes, dtypes, int(job.get("poison_mb", 64)))
-            out, n = _call_candidate(candidate, model, inputs, device)
-            aliases_input |= output_aliases(out, inputs)
-            tree["A"].append([blob.add(t) for t in out])
-            tree["inputs_after"].append(blob.encode(list(inputs)))
-            launches["A"].append(n)
-            del out, inputs
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
-        bait = _run_reference_bait(job, job_dir, cases, device)     # reference, in-process
-        for case, bait_out in zip(cases, bait):                     # round B
-            _load_weights(model, case, meta)
-            inputs = clone_inputs(case["inputs"])
-            out, n = _call_candidate(candidate, model, inputs, device)
-            aliases_input |= output_aliases(out, inputs)
-            aliases_reference |= output_aliases(out, bait_out)
-            tree["B"].append([blob.add(t) for t in out])
-            launches["B"].append(n)
-            del out, inputs
-        blob.finish(tree)
-    finally:
+
+def _send_seal(seal_fd: Optional[int], identity: Optional[tuple], seal: Optional[bytes], meta: Meta) -> None:
+    """Send round A's seal to the zygote and close the pipe, before the bait runs.
+
+    The zygote keeps the first ``SEAL.size`` bytes that arrive: anything the candidate
+    wrote there itself was written before this point, so before the bait existed. If
+    the fd no longer is the pipe it was (the candidate closed it, or ``dup2``'d a file of
+    its own over it while keeping a copy, to send a seal of its own after the bait), the
+    process ends at once with ``SEAL_LOST_EXIT``, before the bait runs: the zygote
+    reports the exit status and the parent flags ``tampered_outputs``.
+    """
+    if seal_fd is None:
+        return
+    try:
+        if seal is None or identity is None or _pipe_identity(seal_fd) != identity:
+            raise OSError("the seal pipe was closed or replaced")
+        os.write(seal_fd, seal)                     # < PIPE_BUF: one atomic write
+    except OSError:
+        meta.data["seal_not_sent"] = True
+        meta.write()
+        os._exit(SEAL_LOST_EXIT)
+    _close_quietly(seal_fd)
+
+
+def _close_quietly(fd: Optional[int]) -> None:
+    if fd is None:
+        return
+    try:
         os.close(fd)
-    meta.data.update({"launches": launches, "output_aliases_input": aliases_input,
-                      "output_aliases_reference": aliases_reference})
+    except OSError:
+        pass
 
 
-def _run_reference_bait(job, job_dir, cases, device) -> list:
-    """Run the reference in the candidate's process and keep its outputs alive.
+def bait_seeds(job: dict) -> list[int]:
+    """The bait's seeds: the job's ``bait_seeds`` (drawn by the parent), never one of the compared seeds.
+
+    Why fresh seeds: the bait's outputs stay alive in the candidate's process, where it
+    can find them (``gc``) or rerun the bait's ``Model``; on inputs and weights no compared
+    round uses, what it finds is the wrong answer for round B.
+    """
+    import secrets
+
+    compared = set(job["seeds"])
+    seeds = [s for s in job.get("bait_seeds") or [] if s not in compared]
+    while len(seeds) < len(job["seeds"]):
+        s = secrets.randbelow(2**31 - 1)
+        if s not in compared and s not in seeds:
+            seeds.append(s)
+    return seeds
+
+
+def _run_reference_bait(job, job_dir, device) -> list:
+    """Run the reference in the candidate's process, on a fresh input set, and keep its outputs alive.
 
     Round B then runs with reference outputs (and freed reference temporaries) in the
-    allocator, where a cheating candidate would find them; the answer it gets here is
-    never trusted, it only baits the trick.
+    allocator, where a cheating candidate would find them; they answer other inputs
+    (``bait_seeds``), and the answer computed here is never trusted. The bait's module
+    leaves ``sys.modules`` and its models, weights and inputs are dropped right after,
+    so its ``Model`` class is collected before round B.
     """
-    import torch
-
-    module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference_bait.py", "kv_reference_bait")
-    (job_dir / "reference_bait.py").unlink()
-    outs = []
-    for case in cases:
-        model = module.Model(*case["init_inputs"]).to(device).eval()
-        model.load_state_dict(case["state_dict"])
-        with torch.no_grad():
-            outs.append(flatten_outputs(model(*clone_inputs(case["inputs"]))))
-    synchronize(device)
+    module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference_bait.py", BAIT_MODULE)
+    try:
+        (job_dir / "reference_bait.py").unlink()
+        outs = []
+        for seed in bait_seeds(job):
+            case = build_reference_case(module, seed, device)
+            outs.append(case["outputs"])
+            del case
+    finally:
+        del module
+        forget_module(BAIT_MODULE)
     return outs

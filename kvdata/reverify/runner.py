@@ -19,7 +19,7 @@ from typing import Optional
 from kvdata.reverify import checks
 from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve_backend
 from kvdata.reverify.config import ReverifyConfig
-from kvdata.reverify.harness import CAND_FILE, JOB_FILE, META_FILE
+from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
@@ -37,6 +37,22 @@ def draw_seeds(n: int, fixed: Optional[int] = None) -> list[int]:
     if fixed is not None:
         return [fixed + i for i in range(n)]
     return [secrets.randbelow(2**31 - 1) for _ in range(n)]
+
+
+def draw_bait_seeds(seeds: list[int], fixed: Optional[int] = None) -> list[int]:
+    """Seeds for the bait (the reference rerun inside the candidate's process): one per seed, none compared.
+
+    The bait's outputs stay alive where the candidate can find them, so they must answer
+    inputs and weights that no compared round uses.
+    """
+    if fixed is not None:
+        return [fixed + len(seeds) + i for i in range(len(seeds))]
+    bait: list[int] = []
+    while len(bait) < len(seeds):
+        s = secrets.randbelow(2**31 - 1)
+        if s not in seeds and s not in bait:
+            bait.append(s)
+    return bait
 
 
 class Verifier:
@@ -133,7 +149,8 @@ class Verifier:
             return self._finish(row, "crashed", f"worker did not start: {e}", t0)
         cache = self.cache_dir(name) / "triton"
         entries_before = _count_entries(cache)
-        job = {"sample": sample.to_job(), "seeds": seeds, "device": backend.device(), "backend": name,
+        job = {"sample": sample.to_job(), "seeds": seeds, "bait_seeds": draw_bait_seeds(seeds, self.config.seed),
+               "device": backend.device(), "backend": name,
                "cache_dir": str(self.cache_dir(name)), "poison_mb": self.config.poison_mb,
                "timing": vars(self.config.timing) if self.config.timing.enabled else None}
         (job_dir / JOB_FILE).write_text(json.dumps(job))
@@ -177,6 +194,9 @@ class Verifier:
         if status.get("memory_exceeded"):
             row["flags"].append("memory_exceeded")
             return done("crashed", f"over {self.config.memory_mb} MB during stage {stage!r}")
+        if status.get("returncode") == SEAL_LOST_EXIT and stage == "run":
+            row["flags"].append("tampered_outputs")
+            return done("flagged", "the pipe that seals round A's outputs was closed or replaced before the bait ran")
         err_msg = f"{error['type']}: {error['message']}" if error else ""
         if backend.compile_only:
             row["compile_ok"] = stage == "done"
@@ -191,8 +211,8 @@ class Verifier:
         row["compile_ok"] = True
         if error:
             return done("runtime_error", err_msg)
-        cand_path = job_dir / CAND_FILE
-        if not cand_path.exists() or stage not in ("run", "time", "done"):
+        a_path, b_path = job_dir / ROUND_A_FILE, job_dir / ROUND_B_FILE
+        if not a_path.exists() or not b_path.exists() or stage not in ("run", "time", "done"):
             return done("crashed", _death(status, stage, log_tail))
         if stage != "done":
             return done("crashed", _death(status, stage, log_tail))
@@ -203,7 +223,16 @@ class Verifier:
         except Exception as e:  # noqa: BLE001
             return done("no_reference", f"reference outputs unreadable: {e}")
         try:
-            rounds_a, rounds_b, inputs_after = _read_candidate(cand_path, ref["inputs"])
+            round_a = _open_round_a(a_path)
+        except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
+            return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
+        tampered = checks.check_round_sealed(_seal_record(status.get("seal")), round_a)
+        if tampered:
+            row["flags"] += tampered
+            return done("flagged", "round A's outputs are not what the worker sealed before the bait ran "
+                                   "(rewritten afterwards, or the seal was withheld)")
+        try:
+            rounds_a, rounds_b, inputs_after = _read_candidate(round_a, ref["inputs"], b_path)
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol)
@@ -220,6 +249,7 @@ class Verifier:
         flags = row["flags"]
         flags += checks.check_rerun_after_reference(first, second)
         flags += checks.check_input_fingerprints(ref["inputs"], inputs_after)
+        flags += checks.check_inputs_vary(ref["inputs"])
         launches = (meta.get("launches") or {})
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
         if meta.get("output_aliases_input"):
@@ -274,21 +304,44 @@ def _read_reference(payload) -> dict:
     return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds")}
 
 
-def _read_candidate(path: Path, inputs_before: list) -> tuple[list, list, list]:
-    """Rounds A and B (tensors viewing the mapped file) and fingerprints of the post-call inputs.
+def _open_round_a(path: Path):
+    """Round A's file, mapped read-only (only regular files: see ``tensor_blob.open_blob_file``)."""
+    from kvdata.reverify.tensor_blob import open_blob_file
 
-    The file comes from the candidate's process, so everything in it is validated
+    return open_blob_file(path)
+
+
+def _seal_record(seal_hex) -> Optional[bytes]:
+    """The seal the zygote read from the child's seal pipe (hex in its status frame), as bytes."""
+    if not isinstance(seal_hex, str):
+        return None
+    try:
+        return bytes.fromhex(seal_hex)
+    except ValueError:
+        return None
+
+
+def _read_candidate(round_a, inputs_before: list, round_b=None) -> tuple[list, list, list]:
+    """Rounds A and B (tensors viewing the mapped files) and fingerprints of the post-call inputs.
+
+    ``round_a`` (a path or an already mapped buffer) holds round A and the post-call
+    inputs; ``round_b`` (a path) round B — when None, round B is read from ``round_a``
+    too (one blob holding all three, as ``scripts/bench_reverify.py`` writes).
+    The files come from the candidate's process, so everything in them is validated
     (``tensor_blob.Blob``) and nothing is unpickled. A post-call input tensor is hashed
     only when its dtype and shape match the reference's: a forged huge entry costs no time.
     """
     from kvdata.reverify.tensor_blob import Blob, fingerprint_blob_node, open_blob_file
 
-    blob = Blob(open_blob_file(path))
-    raw = blob.raw_tree
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), list) for k in ("A", "B", "inputs_after")):
+    blob = Blob(open_blob_file(round_a) if isinstance(round_a, (str, Path)) else round_a)
+    blob_b = blob if round_b is None else Blob(open_blob_file(round_b))
+    raw, raw_b = blob.raw_tree, blob_b.raw_tree
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), list) for k in ("A", "inputs_after")):
+        raise ValueError("candidate blob is malformed")
+    if not isinstance(raw_b, dict) or not isinstance(raw_b.get("B"), list):
         raise ValueError("candidate blob is malformed")
     rounds_a = [_as_list(blob._decode(seed)) for seed in raw["A"]]
-    rounds_b = [_as_list(blob._decode(seed)) for seed in raw["B"]]
+    rounds_b = [_as_list(blob_b._decode(seed)) for seed in raw_b["B"]]
     after = [fingerprint_blob_node(blob, node, expected)
              for node, expected in zip(raw["inputs_after"], inputs_before)]
     after += [None] * (len(raw["inputs_after"]) - len(after))

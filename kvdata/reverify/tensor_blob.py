@@ -125,6 +125,105 @@ def fd_sink(fd: int) -> Callable[[memoryview], None]:
     return write
 
 
+# ----------------------------------------------------------------------------- seals
+SEAL_MAGIC = b"KVSEAL01"
+SEAL = struct.Struct("<8sQ32s")          # magic, size of the sealed blob, its chunked sha256
+SEAL_CHUNK = 8 << 20                     # bytes per leaf of the chunked hash
+_THREADED_BYTES = 1 << 20                # views at least this big are hashed while they are written
+
+
+class _ChunkedSha256:
+    """sha256 over the sha256 digests of consecutive ``SEAL_CHUNK``-byte chunks.
+
+    As collision resistant as sha256, but the chunks can be hashed in parallel: the
+    parent checks a GPU-sized round (hundreds of MB) on every core (``chunked_sha256``).
+    """
+
+    def __init__(self):
+        self.leaves: list[bytes] = []
+        self._chunk = hashlib.sha256()
+        self._fill = 0
+
+    def update(self, view: memoryview) -> None:
+        while view.nbytes:
+            take = min(SEAL_CHUNK - self._fill, view.nbytes)
+            self._chunk.update(view[:take])
+            self._fill += take
+            view = view[take:]
+            if self._fill == SEAL_CHUNK:
+                self.leaves.append(self._chunk.digest())
+                self._chunk, self._fill = hashlib.sha256(), 0
+
+    def digest(self) -> bytes:
+        leaves = self.leaves + ([self._chunk.digest()] if self._fill else [])
+        return hashlib.sha256(b"".join(leaves)).digest()
+
+
+def chunked_sha256(buffer, workers: Optional[int] = None) -> bytes:
+    """``_ChunkedSha256`` of a whole buffer, its chunks hashed on ``workers`` threads (hashlib drops the GIL)."""
+    view = memoryview(buffer).cast("B")
+    chunks = [view[i:i + SEAL_CHUNK] for i in range(0, view.nbytes, SEAL_CHUNK)]
+    workers = min(len(chunks), workers or os.cpu_count() or 1)
+    if workers <= 1:
+        leaves = [hashlib.sha256(c).digest() for c in chunks]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            leaves = list(pool.map(lambda c: hashlib.sha256(c).digest(), chunks))
+    return hashlib.sha256(b"".join(leaves)).digest()
+
+
+class SealingSink:
+    """Wraps a sink, hashing every byte that goes through it, so a blob can be sealed once written.
+
+    Why: round A's blob lies in the job dir, which the candidate's process can reopen and
+    rewrite later (after the bait ran). The worker sends ``seal()`` — the blob's size and
+    chunked sha256, computed over the bytes as they were written, not read back — through
+    a pipe before the bait runs; the parent checks the file against it (``seal_matches``).
+    A large view is hashed on a helper thread while it is written (both drop the GIL),
+    so sealing costs little more than the write itself.
+    """
+
+    def __init__(self, write: Callable[[memoryview], None]):
+        self._write = write
+        self._hash = _ChunkedSha256()
+        self._pool = None
+        self.size = 0
+
+    def __call__(self, view: memoryview) -> None:
+        self.size += view.nbytes
+        if view.nbytes < _THREADED_BYTES:
+            self._hash.update(view)
+            self._write(view)
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1)
+        hashed = self._pool.submit(self._hash.update, view)
+        try:
+            self._write(view)
+        finally:
+            hashed.result()                     # the view's memory must outlive its hashing
+
+    def seal(self) -> bytes:
+        """The seal record (``SEAL.size`` bytes: fits in one atomic pipe write)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        return SEAL.pack(SEAL_MAGIC, self.size, self._hash.digest())
+
+
+def seal_matches(record: Optional[bytes], buffer) -> bool:
+    """True when ``buffer`` is exactly the blob ``record`` sealed (size and hash); False for anything else."""
+    if not isinstance(record, (bytes, bytearray)) or len(record) != SEAL.size:
+        return False
+    magic, size, digest = SEAL.unpack(bytes(record))
+    view = memoryview(buffer).cast("B")
+    return magic == SEAL_MAGIC and view.nbytes == size and chunked_sha256(view) == digest
+
+
 def dump(tree: Any, write: Callable[[memoryview], None]) -> None:
     """Write a whole tree (tensors anywhere in it) as one blob."""
     writer = BlobWriter(write)

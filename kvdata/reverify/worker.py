@@ -13,7 +13,9 @@ answers with frames, each a JSON header line, optionally followed by ``nbytes`` 
 ``{"frame": "reference", "nbytes": N}`` (the reference blob, read from a pipe the child
 closes before importing candidate code, and forwarded as soon as it closes) and then
 ``{"frame": "status", ...}`` (exit code, signal, timeout, memory, wall time — observed by
-the zygote, not reported by the child). The child's stdout/stderr go to a log file; it
+the zygote, not reported by the child — and ``seal``: the first bytes of a second pipe,
+where the child sends round A's size and sha256 before the bait runs; see
+``harness._send_seal``). The child's stdout/stderr go to a log file; it
 never holds the protocol pipe. After each job the zygote forks the next job's process
 (a "spare", see ``_Spare``) so that on a GPU its device context is created while the
 parent judges the previous sample.
@@ -63,6 +65,7 @@ def _preload(backend_name: str) -> None:
     except ImportError:
         pass
     import hashlib  # noqa: F401  (input fingerprints)
+    import concurrent.futures  # noqa: F401  (round A's seal hashes large outputs on a helper thread)
 
     import kvdata.reverify.checks  # noqa: F401
     import kvdata.reverify.harness  # noqa: F401
@@ -114,11 +117,13 @@ class _Spare:
     pid: int
     ctl_fd: int                 # zygote -> spare: one JSON line, the job
     ref_fd: int                 # spare -> zygote: the reference blob, closed before candidate code runs
+    seal_fd: int                # spare -> zygote: round A's seal, closed before the bait runs
 
 
 def _fork_spare(proto_fds: tuple[int, ...], device: Optional[str]) -> _Spare:
     ref_r, ref_w = os.pipe()
     ctl_r, ctl_w = os.pipe()
+    seal_r, seal_w = os.pipe()
     try:                                            # bigger pipe: fewer wake-ups for a large reference
         import fcntl
 
@@ -129,10 +134,12 @@ def _fork_spare(proto_fds: tuple[int, ...], device: Optional[str]) -> _Spare:
     if pid == 0:
         os.close(ref_r)
         os.close(ctl_w)
-        _spare_child(ctl_r, ref_w, proto_fds, device)
+        os.close(seal_r)
+        _spare_child(ctl_r, ref_w, seal_w, proto_fds, device)
     os.close(ref_w)
     os.close(ctl_r)
-    return _Spare(pid, ctl_w, ref_r)
+    os.close(seal_w)
+    return _Spare(pid, ctl_w, ref_r, seal_r)
 
 
 def _warm_device(device: Optional[str]) -> None:
@@ -158,7 +165,8 @@ def _warm_device(device: Optional[str]) -> None:
         pass
 
 
-def _spare_child(ctl_fd: int, ref_fd: int, proto_fds: tuple[int, ...], device: Optional[str]) -> None:
+def _spare_child(ctl_fd: int, ref_fd: int, seal_fd: int, proto_fds: tuple[int, ...],
+                 device: Optional[str]) -> None:
     """In the forked child: detach from the protocol, warm up, wait for the job, confine output, run it."""
     try:
         os.setpgid(0, 0)
@@ -189,7 +197,7 @@ def _spare_child(ctl_fd: int, ref_fd: int, proto_fds: tuple[int, ...], device: O
         sys.stderr = open(2, "w", buffering=1, closefd=False)
         from kvdata.reverify.harness import run_job
 
-        run_job(job_dir, ref_fd)
+        run_job(job_dir, ref_fd, seal_fd)
     except BaseException:  # noqa: BLE001
         import traceback
 
@@ -214,7 +222,7 @@ def _dispatch(spare: Optional[_Spare], msg: dict, proto_fds: tuple[int, ...]) ->
 
 
 def _retire(spare: _Spare) -> None:
-    for fd in (spare.ctl_fd, spare.ref_fd):
+    for fd in (spare.ctl_fd, spare.ref_fd, spare.seal_fd):
         try:
             os.close(fd)
         except OSError:
@@ -254,6 +262,9 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
+    seal: list[bytes] = []
+    seal_reader = threading.Thread(target=_read_seal, args=(spare.seal_fd, seal), daemon=True)
+    seal_reader.start()
     status = {"frame": "status", "returncode": None, "signal": None, "timed_out": False,
               "memory_exceeded": False, "peak_rss_mb": 0.0}
     proc = psutil.Process(pid)
@@ -285,8 +296,33 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
     _kill_descendants()
     reader.join(timeout=30)
     os.close(r)
+    seal_reader.join(timeout=5)
+    os.close(spare.seal_fd)
+    status["seal"] = seal[0].hex() if seal else None
     status["wall_s"] = time.monotonic() - t0
     return status
+
+
+def _read_seal(fd: int, into: list) -> None:
+    """The first ``SEAL.size`` bytes of the seal pipe (what came first was written first), then drain to EOF.
+
+    Draining (and discarding) the rest means a candidate that keeps writing to its copy
+    of the pipe never blocks on it, nor makes the zygote hold what it wrote.
+    """
+    from kvdata.reverify.tensor_blob import SEAL
+
+    head = b""
+    try:
+        while True:
+            b = os.read(fd, 1 << 16)
+            if not b:
+                break
+            if len(head) < SEAL.size:
+                head += b[:SEAL.size - len(head)]
+    except OSError:
+        pass
+    if head:
+        into.append(head)
 
 
 def _tree_rss_mb(proc) -> float:

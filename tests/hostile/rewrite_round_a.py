@@ -1,0 +1,97 @@
+"""Trick: rewrite round A after the fact. Round A returns zeros (and remembers its inputs and weights, and
+which blob file the harness has open); after the bait ran, it computes the right answers for round A's inputs and
+writes them over round A's entries in that file, then answers round B the same way. Without a seal on round A
+taken before the bait, the parent would read the rewritten values and pass it."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tanh_mul(x_ptr, w_ptr, o_ptr, n, cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    w = tl.load(w_ptr + offs % cols, mask=m)
+    t = 2.0 * tl.sigmoid(2.0 * x) - 1.0
+    tl.store(o_ptr + offs, t * w, mask=m)
+
+
+def launch(x, w):
+    x = x.contiguous()
+    out = torch.empty_like(x)
+    tanh_mul[(triton.cdiv(x.numel(), 256),)](x, w, out, x.numel(), x.shape[-1], BLOCK=256)
+    return out
+
+
+def open_blobs():
+    """Paths of the .blob files this process has open (the harness writes round A's outputs into one)."""
+    import os
+
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.endswith(".blob"):
+            found.append(target)
+    return found
+
+
+def rewrite_round_a(path, answers):
+    """Overwrite every tensor of the blob's round A with the answer computed for that seed."""
+    import json
+    import struct
+
+    with open(path, "r+b") as f:
+        data = f.read()
+        offsets = []
+        if len(data) >= 16 and data[-8:] == b"KVBLOB01":          # a finished blob: follow its index
+            n_index, _ = struct.unpack("<Q8s", data[-16:])
+            index = json.loads(data[-16 - n_index:-16])
+            tree = index.get("tree") or {}
+            if "A" not in tree:
+                return False
+            for seed, leaves in enumerate(tree["A"]):
+                offsets += [(seed, index["tensors"][leaf["__tensor__"]]["offset"]) for leaf in leaves]
+        else:                                                     # still being written: the known layout
+            size = answers[0].numel() * answers[0].element_size()
+            step = 2 * (-(-size // 64) * 64)                      # output, then the inputs, each 64-aligned
+            offsets = [(seed, seed * step) for seed in range(len(answers)) if seed * step + size <= len(data)]
+        for seed, offset in offsets:
+            f.seek(offset)
+            f.write(answers[seed].contiguous().numpy().tobytes())
+        f.flush()
+    return bool(offsets)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(n))
+        self.seen = []              # (inputs, weights) of every round-A call
+        self.files = set()
+        self.rewritten = False
+
+    def forward(self, x):
+        launch(x[:1, :1].contiguous(), self.w)
+        repeat = any(torch.equal(x, old) for old, _ in self.seen)
+        if not repeat:                                  # round A: wrong on purpose
+            self.seen.append((x.clone(), self.w.detach().clone()))
+            self.files.update(open_blobs())
+            return torch.zeros_like(x)
+        if not self.rewritten:                          # first call of round B: after the bait
+            import os
+
+            answers = [torch.tanh(xi) * wi for xi, wi in self.seen]
+            dirs = {os.path.dirname(p) for p in self.files}
+            paths = set(self.files) | {os.path.join(d, n) for d in dirs for n in os.listdir(d) if n.endswith(".blob")}
+            for p in paths:
+                try:
+                    rewrite_round_a(p, answers)
+                except Exception:
+                    pass
+            self.rewritten = True
+        return torch.tanh(x) * self.w
