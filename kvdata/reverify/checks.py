@@ -202,6 +202,14 @@ def check_kernel_launched(launches: Sequence[Optional[int]]) -> list[str]:
     return ["no_kernel_launch"] if counted and min(counted) == 0 else []
 
 
+def check_outputs_not_aliased(worker_report: dict) -> list[str]:
+    """Catches candidates that return one of their inputs (``output_aliases_input``) or a view
+    of the bait reference's output (``output_aliases_reference``) instead of computing into
+    memory of their own. The worker measures the aliasing with ``output_aliases``; this turns
+    its report into flags."""
+    return [flag for flag in ("output_aliases_input", "output_aliases_reference") if worker_report.get(flag)]
+
+
 def check_degenerate_reference(reference: Sequence, atol: float, rtol: float) -> list[str]:
     """Catches samples whose check cannot fail: a reference so small that zeros pass.
 

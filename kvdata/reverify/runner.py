@@ -252,10 +252,7 @@ class Verifier:
         flags += checks.check_inputs_vary(ref["inputs"])
         launches = (meta.get("launches") or {})
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
-        if meta.get("output_aliases_input"):
-            flags.append("output_aliases_input")
-        if meta.get("output_aliases_reference"):
-            flags.append("output_aliases_reference")
+        flags += checks.check_outputs_not_aliased(meta)
         if meta.get("state_dict_mismatch"):
             flags.append("state_dict_mismatch")
         flags += checks.check_reference_finite([t for seed in ref["outputs"] for t in seed])
