@@ -242,7 +242,7 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
     closes the pipe (before candidate code runs), so the transfer overlaps the candidate's
     rounds. ``send_reference`` must refuse once the status is sent (see ``zygote_main``).
     """
-    import psutil
+    from kvdata.sandbox import tree_rss_mb
 
     timeout_s = float(msg.get("timeout_s", 300))
     memory_mb = msg.get("memory_mb")
@@ -267,7 +267,6 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
     seal_reader.start()
     status = {"frame": "status", "returncode": None, "signal": None, "timed_out": False,
               "memory_exceeded": False, "peak_rss_mb": 0.0}
-    proc = psutil.Process(pid)
     while True:
         done, wstatus = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -277,7 +276,7 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
             else:
                 status["returncode"] = os.WEXITSTATUS(wstatus)
             break
-        rss = _tree_rss_mb(proc)
+        rss = tree_rss_mb(pid)
         status["peak_rss_mb"] = max(status["peak_rss_mb"], rss)
         over_time = time.monotonic() - t0 > timeout_s
         over_mem = bool(memory_mb) and rss > memory_mb
@@ -323,22 +322,6 @@ def _read_seal(fd: int, into: list) -> None:
         pass
     if head:
         into.append(head)
-
-
-def _tree_rss_mb(proc) -> float:
-    import psutil
-
-    total = 0
-    try:
-        procs = [proc] + proc.children(recursive=True)
-    except psutil.Error:
-        return 0.0
-    for p in procs:
-        try:
-            total += p.memory_info().rss
-        except psutil.Error:
-            pass
-    return total / 2**20
 
 
 def zygote_main(argv: Optional[list[str]] = None) -> None:
