@@ -129,12 +129,15 @@ def _semantic(bench_ids, bench_code, train_ids, train_code, k, model, cache_dir,
 
 
 def _structural(bench: list[BenchmarkItem], train: TrainingRows, threshold: float, cache_dir, timeout_s: float):
-    """(fingerprints of both sides, pairs at or above ``threshold``). Training rows trace their ``pytorch_code``."""
+    """(fingerprints of both sides, pairs at or above ``threshold``).
+
+    Training rows trace their ``pytorch_code``; a row without one traces its code itself (a module with
+    ``get_inputs`` found in a code row; code without one is skipped by the tracer at no cost)."""
     from kvdata.audit import structural
 
     bench_fps = structural.fingerprint_many({it.id: it.code for it in bench}, cache_dir=cache_dir,
                                             timeout_s=timeout_s)
-    train_src = {tid: ref for tid, ref in zip(train.ids, train.pytorch) if ref}
+    train_src = {tid: ref or code for tid, ref, code in zip(train.ids, train.pytorch, train.code) if ref or code}
     train_fps = structural.fingerprint_many(train_src, cache_dir=cache_dir, timeout_s=timeout_s)
     bench_fps = {k: v for k, v in bench_fps.items() if v is not None}
     train_fps = {k: v for k, v in train_fps.items() if v is not None}
