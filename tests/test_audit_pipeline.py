@@ -103,3 +103,20 @@ def test_training_loader_reads_jsonl_and_parquet(tmp_path):
     assert built.ids == ["k1"] and built.pytorch == ["ref"]
     with pytest.raises(ValueError, match="lacks"):
         load_training(p)
+
+
+def test_training_code_without_reference_is_traced(kb, tmp_path):
+    """A plain JSONL training row (no pytorch_code column) still gets the structural measure:
+    its code is traced when it holds a module with get_inputs, so a renamed copy is found."""
+    _, v1 = kb
+    relu = next(it for it in v1 if it.name == "19_ReLU")
+    renamed = (relu.code.replace("torch.relu(x)", "torch.nn.functional.relu(inp)")
+               .replace("forward(self, x", "forward(self, inp").replace("dim = 393216", "dim = 1024"))
+    assert renamed != relu.code
+    path = tmp_path / "train.jsonl"
+    path.write_text(json.dumps({"id": "copy", "code": renamed}) + "\n")
+    train = load_training(path)
+    assert train.pytorch == [None]
+    res = run_audit([relu], train, measures=["structural"], progress=False)
+    scores = [p.structural for p in res.pairs if p.train_id == "copy"]
+    assert scores and scores[0] >= 0.95
