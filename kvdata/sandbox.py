@@ -157,7 +157,7 @@ class Sandbox:
                 cmd += ["--bind", str(p), str(p)]
             # The tmpfs layers stay read-only: a write outside scratch fails loudly (EROFS)
             # instead of landing in a private tmpfs where it would look like it succeeded.
-            for p in ["/tmp", "/run"] + _home_dirs():
+            for p in _hidden_roots():
                 cmd += ["--remount-ro", p]
             cmd += ["--chdir", str(scratch), "--clearenv"]
             for k, v in env.items():
@@ -231,17 +231,24 @@ def _home_dirs() -> list[str]:
     return sorted(h for h in homes if h not in ("/", "") and os.path.isdir(h))
 
 
+def _hidden_roots() -> list[str]:
+    """Folders the sandbox covers with an empty tmpfs: home directories (credentials), /tmp and /run."""
+    return ["/tmp", "/run"] + _home_dirs()
+
+
 def _interpreter_paths() -> list[str]:
-    """Paths inside a home directory that the worker's Python needs (pyenv, a venv, editable installs)."""
-    homes = _home_dirs()
+    """Paths under a hidden root that the worker's Python needs: the interpreter (pyenv, a venv),
+    its import paths and kvdata itself (an editable install points into a checkout, which may
+    live under /tmp or a home directory)."""
+    hidden = _hidden_roots()
     wanted = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     wanted.update(p for p in sys.path if p)
-    import kvdata  # the package itself, wherever it is installed (editable installs point into a checkout)
+    import kvdata  # the package itself, wherever it is installed
     wanted.add(str(Path(kvdata.__file__).resolve().parent.parent))
     out = []
     for p in sorted(wanted):
         real = os.path.realpath(p)
-        if os.path.exists(real) and any(real == h or real.startswith(h + os.sep) for h in homes):
+        if os.path.exists(real) and any(real.startswith(h + os.sep) for h in hidden):
             out.append(real)
     # Keep only the outermost paths.
     return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
