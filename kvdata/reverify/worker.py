@@ -58,6 +58,8 @@ def _preload(backend_name: str) -> None:
         import triton.runtime.jit  # noqa: F401
         if os.environ.get("TRITON_INTERPRET") == "1":
             import triton.runtime.interpreter  # noqa: F401
+        else:
+            _warm_triton_compiler()
     except ImportError:
         pass
     try:
@@ -79,6 +81,24 @@ def _preload(backend_name: str) -> None:
 
     gc.collect()
     gc.freeze()
+
+
+def _warm_triton_compiler() -> None:
+    """Compute Triton's installation hash once, in the zygote, so no sample child pays for it.
+
+    Every compiled-kernel lookup keys on ``triton_key()``, a SHA-256 over Triton's compiler
+    sources and its ``libtriton`` shared object (about 0.4-0.8 s); it is memoised per process,
+    so children forked after this call inherit the value. It reads files only: no device is
+    touched. Absent in some Triton versions, hence optional.
+    """
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        return
+    try:
+        triton_key()
+    except Exception:  # noqa: BLE001 - only an optimisation; the sample's own launch recomputes it
+        pass
 
 
 def _kill_descendants() -> None:
