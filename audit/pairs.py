@@ -7,7 +7,7 @@ and the reason says ``vetoed:structural<0.5``. That is how look-alike code that 
 (``softmax(-x)`` next to ``softmax``) stays unflagged: one changed token leaves Jaccard above 0.9, so no
 lexical threshold can separate such pairs; only the computation can.
 
-How the default thresholds were chosen (KernelBench from ../shared/data, code normalised with identifiers
+How the default thresholds were chosen (KernelBench v0 and v0.1 as staged for the tests, code normalised with identifiers
 replaced by one placeholder, 5-token shingles, 13-token n-grams; ``tests/test_lexical.py::test_threshold_calibration``
 recomputes these numbers):
 * Different problems of KernelBench v0.1 against each other: 99th percentile Jaccard 0.72, containment 0.69
