@@ -12,7 +12,11 @@ goes through ``Sandbox``. What it enforces:
   compile cache) when bubblewrap is available: ``--unshare-all``, ``/`` read-only.
   Without bubblewrap it falls back to ``unshare --net`` (no network, writes not
   confined) and then to plain rlimits; ``Sandbox.isolation`` says which one ran, and
-  every result records it.
+  every result records it;
+- no capabilities: bubblewrap run as root keeps them inside its user namespace
+  (``CAP_SYS_PTRACE`` would let a sample write another sample's memory), so it gets
+  ``--cap-drop ALL``; long-lived workers also call ``drop_capabilities`` themselves,
+  which covers the ``unshare`` fallback (``--map-root-user`` grants them too).
 """
 from __future__ import annotations
 
@@ -140,7 +144,7 @@ class Sandbox:
         """The command line that runs ``argv`` under this machine's isolation."""
         level = self.isolation
         if level == "bwrap":
-            cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+            cmd = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
                    "--ro-bind", "/", "/", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
             # Home directories hold credentials (~/.cache/huggingface/token, ~/.aws, ~/.ssh):
             # hide them, then expose again only the interpreter and its import paths.
@@ -252,6 +256,37 @@ def _interpreter_paths() -> list[str]:
             out.append(real)
     # Keep only the outermost paths.
     return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
+
+
+def drop_capabilities() -> bool:
+    """Give up every capability for good (bounding set, then effective/permitted/inheritable).
+
+    For code already inside the sandbox: without ``CAP_SYS_PTRACE`` a process cannot trace
+    or write the memory of a non-dumpable sibling, even one of the same uid. Also sets
+    ``no_new_privs``, so no executable can grant them back. Returns False where the
+    kernel refused (the caller runs on; ``isolation`` already says what ran).
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, pr_set_no_new_privs = 24, 38
+    libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0)
+    for cap in range(64):
+        if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:  # EINVAL: past the last
+            break
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    header, data = Header(0x20080522, 0), (Data * 2)()      # _LINUX_CAPABILITY_VERSION_3: all zero
+    nr_capset = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
+    if nr_capset is None or libc.syscall(nr_capset, ctypes.byref(header), data) != 0:
+        return False
+    return True
 
 
 def kill_tree(proc: subprocess.Popen) -> None:

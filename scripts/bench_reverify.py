@@ -311,6 +311,10 @@ def stage_medians(rows: list[dict]) -> dict:
     out = {k: statistics.median((r.get("stage_s") or {}).get(k, 0.0) for r in rows) for k in keys}
     out["parent_side"] = statistics.median(r.get("overhead_s") or 0.0 for r in rows)
     out["parent_judge"] = statistics.median(r.get("judge_s") or 0.0 for r in rows)
+    for part in ("context", "rehearsal"):                  # the spare's warm-up, before its job
+        spent = [(r.get("spare_warmup_s") or {}).get(part) for r in rows]
+        if any(s is not None for s in spent):
+            out[f"spare_{part}"] = statistics.median(s or 0.0 for s in spent)
     return out
 
 
@@ -330,6 +334,8 @@ def main() -> None:
     ap.add_argument("--transport", action="store_true",
                     help="only the tensor transport + checks micro-benchmark, before (torch.save pickles, "
                          "float64 checks) and after (raw blobs, chunked checks), on --rows x --cols float32")
+    ap.add_argument("--spares-ahead", type=int, help="processes forked ahead per worker (default: the verifier's)")
+    ap.add_argument("--no-rehearsal", action="store_true", help="spares create their GPU context only")
     ap.add_argument("--json", default="bench_reverify.json")
     args = ap.parse_args()
     if args.transport:
@@ -352,7 +358,8 @@ def main() -> None:
         samples = builtin_samples(args.samples, rows_n, cols_n, args.block, args.candidate)
     backend = "triton-gpu" if args.device == "cuda" else "triton-interpreter"
     tmp = Path(tempfile.mkdtemp(prefix="kvbench-"))
-    config = ReverifyConfig(backend=backend, seeds=args.seeds, timeout_s=600)
+    config = ReverifyConfig(backend=backend, seeds=args.seeds, timeout_s=600, spares_ahead=args.spares_ahead,
+                            rehearse=not args.no_rehearsal)
     verifier = Verifier(config, cache_root=tmp / "cache")
 
     t0 = time.perf_counter()
@@ -387,6 +394,7 @@ def main() -> None:
     result = {
         "device": args.device, "backend": backend, "isolation": isolation_level(), "seeds": args.seeds,
         "samples": len(samples), "shape": None if args.input else [rows_n, cols_n],
+        "spares_ahead": args.spares_ahead, "rehearsal": not args.no_rehearsal,
         "block": None if args.input else args.block, "candidate": None if args.input else args.candidate,
         "hardware": first.get("hardware"), "torch": first.get("torch_version"),
         "triton": first.get("triton_version"),
@@ -409,7 +417,9 @@ def main() -> None:
         print(f"{p['id']:12s} {p['status']:10s} {p['bare_s']:8.3f} {p['harness_s']:10.3f} {p['overhead_s']:11.3f} "
               f"{p['rerun_overhead_s']:12.3f} {p['rerun_parent_side_s'] or 0:9.3f} {sp:>8s}")
     shape = f", inputs {rows_n}x{cols_n}" if not args.input else ""
-    print(f"\n{backend} on {result['hardware']} ({result['isolation']}), {args.seeds} seeds{shape}")
+    ahead = "default" if args.spares_ahead is None else args.spares_ahead
+    print(f"\n{backend} on {result['hardware']} ({result['isolation']}), {args.seeds} seeds{shape}, "
+          f"spares ahead: {ahead}, rehearsal: {'off' if args.no_rehearsal else 'on'}")
     print(f"cold start (sandbox + zygote import): {cold_s:.2f} s (import {import_s or 0:.2f} s)")
     print(f"median per sample, pass 1 (new kernels compile): bare {result['median_bare_s']:.3f} s | "
           f"harness {result['median_harness_s']:.3f} s | overhead {result['median_overhead_s']:.3f} s")

@@ -97,3 +97,42 @@ def test_failing_flags_are_documented_checks(flag):
                if fn.__module__ == checks.__name__ and f'"{flag}"' in inspect.getsource(fn)]
     assert raisers, f"no check in checks.py raises {flag!r}"
     assert all(getattr(checks, name).__doc__ for name in raisers)
+
+
+
+def test_rehearsal_runs_the_harness_steps():
+    """Spares rehearse on a GPU (none in CI); on the CPU the same code path runs up to the
+    device-only steps, so a change to the harness API it calls breaks this test."""
+    import subprocess
+    import sys
+
+    code = "from kvdata.reverify.rehearsal import rehearse; rehearse('cpu'); print('rehearsed')"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "rehearsed"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32", "int64", "uint8",
+                                   "complex64"])
+def test_max_abs_matches_torch_across_chunks(dtype):
+    import math
+
+    import torch
+
+    from kvdata.reverify import checks
+
+    dt = getattr(torch, dtype)
+    n = checks.CHUNK_ELEMENTS * 2 + 17                  # three chunks, the last one short
+    g = torch.Generator().manual_seed(0)
+    if dt.is_floating_point or dt.is_complex:
+        t = (torch.randn(n, generator=g, dtype=torch.float64) * 100).to(dt if not dt.is_complex else torch.float32)
+        t = torch.complex(t, -t * 3).to(dt) if dt.is_complex else t
+    else:
+        t = torch.randint(0, 120, (n,), generator=g).to(dt)
+    expect = float(torch.view_as_real(t).abs().max() if dt.is_complex else t.double().abs().max())
+    assert checks._max_abs(t) == pytest.approx(expect, rel=1e-6)
+    if dt.is_floating_point:
+        t[-1] = float("nan")                            # a NaN in the last chunk only
+        assert math.isnan(checks._max_abs(t))
+        t[-1] = float("-inf")
+        assert checks._max_abs(t) == math.inf

@@ -43,7 +43,9 @@ EXPECTED = {
     "steal_bait_module": ({"incorrect"}, set()),
     "rewrite_round_a": ({"flagged"}, {"tampered_outputs"}),
     "withhold_seal": ({"flagged"}, {"tampered_outputs"}),
-    "forge_reference": ({"flagged", "incorrect"}, set()),
+    "forge_reference": ({"flagged", "incorrect", "crashed"}, set()),   # crashed: it wrote the done pipe too
+    # the next sample's process is forked while this one runs: stopping it must not hurt that sample
+    "stop_next_sample": ({"incorrect", "runtime_error"}, set()),
 }
 
 
@@ -109,6 +111,25 @@ def test_spawned_processes_do_not_outlive_the_sample(hostile_run):
         if "kvdata-hostile-storm" in cmd:
             leftovers.append(p.pid)
     assert not leftovers
+
+
+def test_a_sample_cannot_stall_the_next_one(tmp_path):
+    """`stop_next_sample` stops the process pre-forked for the next sample (and tries to write its
+    memory); the honest samples after it, on the same worker, still come out `correct` in time."""
+    honest = (HOSTILE / "_honest.py").read_text()
+    samples = [Sample(id="stop_next_sample", language="triton", pytorch_code=REFERENCE,
+                      kernel_code=(HOSTILE / "stop_next_sample.py").read_text())]
+    samples += [Sample(id=f"honest_{i}", language="triton", pytorch_code=REFERENCE, kernel_code=honest)
+                for i in range(2)]
+    config = ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=20)
+    out = tmp_path / "results.jsonl"
+    reverify(samples, out, config, workers=1, cache_root=tmp_path / "cache", progress=False)
+    rows = {r["id"]: r for r in read_results(out)}
+    assert rows["stop_next_sample"]["status"] == "incorrect", rows["stop_next_sample"]["message"]
+    for i in range(2):
+        row = rows[f"honest_{i}"]
+        assert row["status"] == "correct", (row["status"], row["message"])
+        assert row["wall_s"] < 15
 
 
 # ----------------------------------------------------------------------------- in-process pieces

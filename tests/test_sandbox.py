@@ -38,6 +38,38 @@ def test_no_network():
     assert not Sandbox(SandboxLimits(timeout_s=30)).run(PY + [code]).ok
 
 
+def _effective_caps(status_text: str) -> int:
+    return int(next(l.split()[1] for l in status_text.splitlines() if l.startswith("CapEff:")), 16)
+
+
+@pytest.mark.skipif(isolation_level() != "bwrap", reason="capabilities are dropped by bubblewrap here")
+def test_sandboxed_code_has_no_capabilities():
+    """As root, bwrap keeps every capability in its user namespace unless told otherwise;
+    CAP_SYS_PTRACE would let one sample write another's memory."""
+    r = Sandbox(SandboxLimits(timeout_s=30)).run(PY + ["print(open('/proc/self/status').read())"])
+    assert r.ok, r.stderr
+    assert _effective_caps(r.stdout) == 0
+
+
+def test_drop_capabilities_in_a_user_namespace():
+    """The unshare fallback maps the sample to root with full capabilities: workers drop them."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("unshare"):
+        pytest.skip("no unshare here")
+    code = ("from kvdata.sandbox import drop_capabilities; ok = drop_capabilities(); "
+            "print(ok); print(open('/proc/self/status').read())")
+    r = subprocess.run(["unshare", "--map-root-user", sys.executable, "-c", code], capture_output=True, text=True)
+    if r.returncode != 0 and "unshare" in r.stderr:
+        pytest.skip(f"user namespaces unavailable: {r.stderr.strip()[:200]}")
+    assert r.returncode == 0, r.stderr
+    before = subprocess.run(["unshare", "--map-root-user", sys.executable, "-c",
+                             "print(open('/proc/self/status').read())"], capture_output=True, text=True)
+    assert _effective_caps(before.stdout) != 0          # the namespace did grant them
+    assert r.stdout.split()[0] == "True" and _effective_caps(r.stdout) == 0
+
+
 def test_timeout_and_memory_limit():
     r = Sandbox(SandboxLimits(timeout_s=2)).run(PY + ["while True: pass"])
     assert r.timed_out and not r.ok

@@ -59,6 +59,11 @@ class ReverifyConfig:
     subset_tolerances: dict = field(default_factory=dict)   # subset -> [atol, rtol]
     failing_flags: frozenset = FAILING_FLAGS
     timing: TimingConfig = field(default_factory=TimingConfig)
+    # Warm-up only (never a verdict, so not in config_hash): processes forked ahead per worker
+    # (None: 3 on a GPU, 1 on the CPU; 0: fork each sample's process when its job arrives),
+    # and whether those rehearse the harness's GPU work before their job (rehearsal.py).
+    spares_ahead: Optional[int] = None
+    rehearse: bool = True
 
     def tolerance(self, language: str, subset: Optional[str] = None,
                   row_atol: Optional[float] = None, row_rtol: Optional[float] = None) -> tuple[float, float]:

@@ -126,16 +126,21 @@ class Meta:
     """What the worker reports besides tensors; rewritten at every stage so a kill mid-stage
     still tells the parent where it died."""
 
-    def __init__(self, job_dir: Path):
+    def __init__(self, job_dir: Path, received_at: Optional[float] = None, warmup: Optional[dict] = None):
         self.path = job_dir / META_FILE
-        self.data: dict[str, Any] = {"stage": "start", "error": None, "stage_s": {}}
         self._t = time.monotonic()
+        # CLOCK_MONOTONIC is system-wide: the parent sets these against the zygote's own
+        # dispatch/reap times to show the wait for a spare and the process exit (diagnostics).
+        self.data: dict[str, Any] = {"stage": "start", "error": None, "stage_s": {},
+                                     "clock": {"received": received_at or self._t, "warmup": warmup or {}}}
 
     def stage(self, name: str) -> None:
         now = time.monotonic()
         self.data["stage_s"][self.data["stage"]] = round(now - self._t, 4)
         self._t = now
         self.data["stage"] = name
+        if name == "done":
+            self.data["clock"]["done"] = now
         self.write()
 
     def fail(self, exc: BaseException) -> None:
@@ -210,18 +215,21 @@ def time_gpu(fn: Callable[[], Any], timing: dict, device: str) -> Optional[float
 
 
 # ----------------------------------------------------------------------------- the job
-def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None) -> None:
+def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
+            received_at: Optional[float] = None, warmup: Optional[dict] = None) -> None:
     """Everything one sample needs inside the worker; see the module docstring.
 
     ``ref_fd`` and ``seal_fd`` are pipes to the zygote: the reference's outputs, and the
     seal of round A (``tensor_blob.SealingSink``). Without ``seal_fd`` round A is not
-    sealed and the parent flags the sample ``tampered_outputs``.
+    sealed and the parent flags the sample ``tampered_outputs``. ``received_at``: when the
+    process got its job (``time.monotonic()``), and ``warmup``: what its warm-up took, for
+    the timing diagnostics.
     """
     job_dir = Path(job_dir)
     seal_pipe = _pipe_identity(seal_fd)     # taken before any candidate code (compile imports it) runs
     job = json.loads((job_dir / JOB_FILE).read_text())
     (job_dir / JOB_FILE).unlink()          # the reference's code is not left lying around for the candidate
-    meta = Meta(job_dir)
+    meta = Meta(job_dir, received_at, warmup)
     device = job["device"]
     if device != "cpu":
         import torch

@@ -104,7 +104,8 @@ class Verifier:
             limits = SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb,
                                    gpu=backend.device() != "cpu")
             sandbox = Sandbox(limits=limits, scratch_root=self.scratch_root, rw_binds=[str(cache)], env=env)
-            self.workers[name] = WarmWorker(name, sandbox)
+            self.workers[name] = WarmWorker(name, sandbox, spares_ahead=self.config.spares_ahead,
+                                            rehearse=self.config.rehearse)
         return self.workers[name]
 
     def close(self) -> None:
@@ -180,7 +181,8 @@ class Verifier:
         stage, error = meta.get("stage"), meta.get("error")
         log_tail = _tail(job_dir / "worker.log")
         status = outcome.status
-        row["stage_s"] = meta.get("stage_s")
+        row["stage_s"] = _with_process_stages(meta, status)
+        row["spare_warmup_s"] = (meta.get("clock") or {}).get("warmup") or None   # off the clock when ready
         if meta.get("cache_hit") is not None:
             row["cache_hit"] = meta["cache_hit"]
 
@@ -372,5 +374,30 @@ def _tail(path: Path, n: int = 1500) -> str:
 
 
 def _death(status: dict, stage, log_tail: str) -> str:
-    how = f"signal {status['signal']}" if status.get("signal") else f"exit code {status.get('returncode')}"
+    if status.get("finished"):              # the done pipe was written before the harness got this far
+        how = "ended by the zygote: its done pipe was written, not by the harness"
+    else:
+        how = f"signal {status['signal']}" if status.get("signal") else f"exit code {status.get('returncode')}"
     return f"worker ended ({how}) during stage {stage!r} without writing its outputs. {log_tail[-500:]}"
+
+
+def _with_process_stages(meta: dict, status: dict) -> Optional[dict]:
+    """The child's stages plus three the zygote's clock shows (diagnostics, not checks):
+    ``teardown`` (waiting, before this job, for the previous sample's processes to end),
+    ``wait`` (job handed over -> the process took it: a spare still warming up) and
+    ``exit`` (harness done -> the zygote saw it: the done byte, or the process's end)."""
+    stages = meta.get("stage_s")
+    if not isinstance(stages, dict):
+        return stages
+    stages = dict(stages)
+    child, zygote = meta.get("clock") or {}, status.get("clock") or {}
+    try:
+        if "received" in child and "dispatched" in zygote:
+            stages["wait"] = round(max(0.0, float(child["received"]) - float(zygote["dispatched"])), 4)
+        if "done" in child and "ended" in zygote:
+            stages["exit"] = round(max(0.0, float(zygote["ended"]) - float(child["done"])), 4)
+        if "teardown_s" in zygote:
+            stages["teardown"] = round(max(0.0, float(zygote["teardown_s"])), 4)
+    except (TypeError, ValueError):
+        pass
+    return stages

@@ -8,7 +8,8 @@ child forked from it, so it starts from a clean, pre-imported state and its CUDA
 context, device errors included, dies with it.
 
 Protocol (zygote stdin/stdout, the parent's side is ``WarmWorker``): the parent sends one
-JSON line ``{"op": "run", "job": DIR, "timeout_s": T, "memory_mb": M}``; the zygote
+JSON line ``{"op": "run", "job": DIR, "timeout_s": T, "memory_mb": M, "device": D,
+"spares_ahead": K, "rehearse": B}``; the zygote
 answers with frames, each a JSON header line, optionally followed by ``nbytes`` raw bytes:
 ``{"frame": "reference", "nbytes": N}`` (the reference blob, read from a pipe the child
 closes before importing candidate code, and forwarded as soon as it closes) and then
@@ -16,9 +17,11 @@ closes before importing candidate code, and forwarded as soon as it closes) and 
 the zygote, not reported by the child — and ``seal``: the first bytes of a second pipe,
 where the child sends round A's size and sha256 before the bait runs; see
 ``harness._send_seal``). The child's stdout/stderr go to a log file; it
-never holds the protocol pipe. After each job the zygote forks the next job's process
-(a "spare", see ``_Spare``) so that on a GPU its device context is created while the
-parent judges the previous sample.
+never holds the protocol pipe. As each job starts, the zygote forks the processes of the
+next jobs ("spares", see ``_Spare``; three ahead on a GPU) so that their device context is
+created, and the harness's GPU work rehearsed (``rehearsal.py``), while earlier samples run
+and the parent judges them; a spare a running sample tampered with is replaced before it
+gets a job (``_spare_is_clean``).
 """
 from __future__ import annotations
 
@@ -33,10 +36,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
+# Spares kept forked ahead on a GPU (default; the run message may say otherwise). A spare's
+# warm-up (context ~0.2 s + rehearsal ~0.3 s on an H200) spans about two sample cycles
+# (~0.2 s each); measured side by side (bench_reverify.py --spares-ahead): 1 ahead left
+# 0.18 s of waiting per sample, 2 left 0.07 s, 3 left none. On the CPU nothing is warmed: one.
+SPARES_AHEAD_GPU = 3
 
 
 # ============================================================================ zygote side
@@ -71,6 +79,7 @@ def _preload(backend_name: str) -> None:
 
     import kvdata.reverify.checks  # noqa: F401
     import kvdata.reverify.harness  # noqa: F401
+    import kvdata.reverify.rehearsal  # noqa: F401  (spares rehearse on a GPU)
     import kvdata.reverify.tensor_blob  # noqa: F401
     from kvdata.reverify.backends import backend_class
 
@@ -101,12 +110,26 @@ def _warm_triton_compiler() -> None:
         pass
 
 
-def _kill_descendants() -> None:
-    """Kill every process below the zygote (orphans of a sample reparent to it: it is a subreaper)."""
+def _kill_descendants(keep: Sequence[int] = (), wait: bool = True) -> None:
+    """Kill every process below the zygote (orphans of a sample reparent to it: it is a subreaper).
+
+    ``keep``: the spares of the next samples, spared with their own descendants. Nothing of
+    a sample can end up below one: orphans reparent to the zygote, never to a sibling.
+    ``wait``: until they are gone (a GPU process takes ~0.1 s to tear its context down, more
+    with much device memory; the next sample must not start before that memory is free), at
+    most 30 s for one stuck in the kernel; else only the already-dead are reaped.
+    """
     import psutil
 
     try:
         kids = psutil.Process().children(recursive=True)
+        spared = set()
+        for pid in keep:
+            try:
+                spared |= {pid} | {k.pid for k in psutil.Process(pid).children(recursive=True)}
+            except psutil.Error:
+                pass
+        kids = [k for k in kids if k.pid not in spared]
     except psutil.Error:
         return
     for k in kids:
@@ -114,7 +137,8 @@ def _kill_descendants() -> None:
             k.kill()
         except psutil.Error:
             pass
-    psutil.wait_procs(kids, timeout=2)
+    if wait:
+        psutil.wait_procs(kids, timeout=30)
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -128,22 +152,29 @@ def _kill_descendants() -> None:
 class _Spare:
     """A child forked ahead of its job (fresh from the zygote, no sample code run yet).
 
-    Why: on a GPU each sample needs its own CUDA context, and creating one costs ~0.3-0.5 s.
-    The spare creates it while the parent is still judging the previous sample, then
-    blocks until the zygote hands it a job over ``ctl_fd``. It never ran anything but
-    that warm-up, so it is as clean as a child forked at the job's start.
+    Why: on a GPU each sample needs its own CUDA context, and creating one costs ~0.2-0.5 s.
+    Spares are forked as earlier samples start (``SPARES_AHEAD_GPU`` of them) and create
+    their context and rehearse while those samples run and the parent judges them, then
+    block until the zygote hands them a job over
+    ``ctl_fd``. It never ran anything but that warm-up, so it is as clean as a child forked
+    at the job's start. It is not dumpable until it has its job (the running sample cannot
+    trace it or write its memory), and one that was stopped, traced or signalled meanwhile is
+    replaced (``_spare_is_clean``).
     """
 
     pid: int
     ctl_fd: int                 # zygote -> spare: one JSON line, the job
     ref_fd: int                 # spare -> zygote: the reference blob, closed before candidate code runs
     seal_fd: int                # spare -> zygote: round A's seal, closed before the bait runs
+    done_fd: int                # spare -> zygote: one byte once the harness has returned (see _run_one)
 
 
-def _fork_spare(proto_fds: tuple[int, ...], device: Optional[str]) -> _Spare:
+def _fork_spare(device: Optional[str], rehearse: bool = True) -> _Spare:
+    """Fork a spare that keeps only its own pipe ends (see ``_spare_child``)."""
     ref_r, ref_w = os.pipe()
     ctl_r, ctl_w = os.pipe()
     seal_r, seal_w = os.pipe()
+    done_r, done_w = os.pipe()
     try:                                            # bigger pipe: fewer wake-ups for a large reference
         import fcntl
 
@@ -155,17 +186,21 @@ def _fork_spare(proto_fds: tuple[int, ...], device: Optional[str]) -> _Spare:
         os.close(ref_r)
         os.close(ctl_w)
         os.close(seal_r)
-        _spare_child(ctl_r, ref_w, seal_w, proto_fds, device)
-    os.close(ref_w)
-    os.close(ctl_r)
-    os.close(seal_w)
-    return _Spare(pid, ctl_w, ref_r, seal_r)
+        os.close(done_r)
+        _spare_child(ctl_r, ref_w, seal_w, done_w, device, rehearse)
+    for fd in (ref_w, ctl_r, seal_w, done_w):
+        os.close(fd)
+    return _Spare(pid, ctl_w, ref_r, seal_r, done_r)
 
 
-def _warm_device(device: Optional[str]) -> None:
-    """Create this process's CUDA/HIP context (and Triton's driver) before the job arrives."""
+def _warm_device(device: Optional[str], rehearse: bool = True) -> dict:
+    """Create this process's CUDA/HIP context, then rehearse the harness's GPU work
+    (``rehearsal.py``: lazy kernel loads, cuBLAS/cuDNN, Triton's launcher), before the job arrives.
+    Returns the seconds each took (diagnostics: off the sample's clock when the spare is ready in time)."""
+    spent: dict = {}
     if not device or device == "cpu":
-        return
+        return spent
+    t0 = time.monotonic()
     try:
         import torch
 
@@ -176,37 +211,63 @@ def _warm_device(device: Optional[str]) -> None:
         import traceback
 
         traceback.print_exc()
-        return
+        return spent
     try:
         from triton.runtime import driver
 
         driver.active.get_current_device()
     except Exception:  # noqa: BLE001 - optional: only saves Triton's first-launch set-up
         pass
+    spent["context"] = round(time.monotonic() - t0, 4)
+    if not rehearse:
+        return spent
+    t0 = time.monotonic()
+    try:
+        from kvdata.reverify.rehearsal import rehearse as run_rehearsal
+
+        run_rehearsal("cuda")
+    except Exception:  # noqa: BLE001 - optional: only moves first-use costs off the sample's clock
+        import traceback
+
+        traceback.print_exc()
+    spent["rehearsal"] = round(time.monotonic() - t0, 4)
+    return spent
 
 
-def _spare_child(ctl_fd: int, ref_fd: int, seal_fd: int, proto_fds: tuple[int, ...],
-                 device: Optional[str]) -> None:
+def _close_fds_except(keep: set[int]) -> None:
+    """Close every descriptor above 2 not in ``keep``: the protocol pipe, and the pipe ends of
+    the running sample and of the other spares (with another spare's job pipe, this one's
+    sample could hand that spare a job of its own making)."""
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 1024))
+    for fd in fds:
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _spare_child(ctl_fd: int, ref_fd: int, seal_fd: int, done_fd: int, device: Optional[str],
+                 rehearse: bool) -> None:
     """In the forked child: detach from the protocol, warm up, wait for the job, confine output, run it."""
     try:
         os.setpgid(0, 0)
-        _prctl(PR_SET_DUMPABLE, 1)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
-        for fd in set(proto_fds) | {null}:
-            if fd > 2:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        _warm_device(device)
+        _close_fds_except({ctl_fd, ref_fd, seal_fd, done_fd})
+        warmup = _warm_device(device, rehearse)
         line = b""
         while not line.endswith(b"\n"):
             chunk = os.read(ctl_fd, 4096)
             if not chunk:                           # the zygote is gone or retired this spare
                 os._exit(0)
             line += chunk
+        received = time.monotonic()
         os.close(ctl_fd)
+        _prctl(PR_SET_DUMPABLE, 1)                  # /proc/self of the sample's own code belongs to it
         job_dir = Path(json.loads(line)["job"])
         log = os.open(job_dir / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
@@ -217,21 +278,53 @@ def _spare_child(ctl_fd: int, ref_fd: int, seal_fd: int, proto_fds: tuple[int, .
         sys.stderr = open(2, "w", buffering=1, closefd=False)
         from kvdata.reverify.harness import run_job
 
-        run_job(job_dir, ref_fd, seal_fd)
+        run_job(job_dir, ref_fd, seal_fd, received_at=received, warmup=warmup)
     except BaseException:  # noqa: BLE001
         import traceback
 
         traceback.print_exc()
     finally:
+        try:
+            os.write(done_fd, b"D")                 # files written; the zygote ends us (see _run_one)
+        except OSError:
+            pass
         os._exit(0)
 
 
-def _dispatch(spare: Optional[_Spare], msg: dict, proto_fds: tuple[int, ...]) -> _Spare:
-    """Hand the job to the spare; a spare that died meanwhile is replaced by a fresh child."""
+def _spare_is_clean(spare: _Spare) -> bool:
+    """Whether the spare is alive, running, untraced and has no signal pending.
+
+    The spare waits while another sample runs, and that sample's code may signal it (stop it:
+    the next sample would time out; kill it) or try to trace it. Checked after every process
+    of that sample is dead, so nothing can change it between this check and the job.
+    """
+    try:
+        done, _ = os.waitpid(spare.pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    if done:
+        return False
+    try:
+        fields = dict(line.split(":", 1) for line in Path(f"/proc/{spare.pid}/status").read_text().splitlines()
+                      if ":" in line)
+    except OSError:
+        return False
+    state = fields.get("State", "").strip()[:1]
+    return (state in ("S", "R", "D")
+            and fields.get("TracerPid", "0").strip() == "0"
+            and int(fields.get("SigPnd", "0"), 16) == 0
+            and int(fields.get("ShdPnd", "0"), 16) == 0)
+
+
+def _dispatch(spare: Optional[_Spare], msg: dict) -> _Spare:
+    """Hand the job to the spare; a spare that died or was tampered with is replaced by a fresh child."""
     line = json.dumps({"job": msg["job"]}).encode() + b"\n"
+    if spare is not None and not _spare_is_clean(spare):
+        _retire(spare)
+        spare = None
     for attempt in range(2):
         if spare is None or attempt:
-            spare = _fork_spare(proto_fds, None)
+            spare = _fork_spare(None)
         try:
             os.write(spare.ctl_fd, line)           # < PIPE_BUF: atomic
             os.close(spare.ctl_fd)
@@ -242,7 +335,7 @@ def _dispatch(spare: Optional[_Spare], msg: dict, proto_fds: tuple[int, ...]) ->
 
 
 def _retire(spare: _Spare) -> None:
-    for fd in (spare.ctl_fd, spare.ref_fd, spare.seal_fd):
+    for fd in (spare.ctl_fd, spare.ref_fd, spare.seal_fd, spare.done_fd):
         try:
             os.close(fd)
         except OSError:
@@ -254,20 +347,32 @@ def _retire(spare: _Spare) -> None:
         pass
 
 
-def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
-             send_reference: Callable[[list[bytes]], None]) -> dict:
+def _run_one(msg: dict, spares: list[_Spare], send_reference: Callable[[list[bytes]], None]) -> dict:
     """Run one job in ``spare`` (or a fresh child); forward the reference as soon as its pipe closes.
 
     The reference blob is sent to the parent from the reader thread the moment the child
     closes the pipe (before candidate code runs), so the transfer overlaps the candidate's
     rounds. ``send_reference`` must refuse once the status is sent (see ``zygote_main``).
+    ``spares``: the processes forked ahead for the next jobs; the first runs this one, and
+    the list is topped up as the job starts (before any reader thread exists: a fork copies
+    one thread).
     """
+    import select
+
     from kvdata.sandbox import tree_rss_mb
 
     timeout_s = float(msg.get("timeout_s", 300))
     memory_mb = msg.get("memory_mb")
+    t_wait = time.monotonic()
+    _kill_descendants(keep=[s.pid for s in spares])   # the previous sample's processes are gone first
     t0 = time.monotonic()
-    spare = _dispatch(spare, msg, proto_fds)
+    spare = _dispatch(spares.pop(0) if spares else None, msg)
+    device = msg.get("device")
+    ahead = msg.get("spares_ahead")
+    if ahead is None:
+        ahead = SPARES_AHEAD_GPU if device and device != "cpu" else 1
+    while len(spares) < ahead:
+        spares.append(_fork_spare(device, bool(msg.get("rehearse", True))))
     pid, r = spare.pid, spare.ref_fd
     chunks: list[bytes] = []
 
@@ -286,7 +391,8 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
     seal_reader = threading.Thread(target=_read_seal, args=(spare.seal_fd, seal), daemon=True)
     seal_reader.start()
     status = {"frame": "status", "returncode": None, "signal": None, "timed_out": False,
-              "memory_exceeded": False, "peak_rss_mb": 0.0}
+              "memory_exceeded": False, "peak_rss_mb": 0.0, "finished": False}
+    watch_done = True
     while True:
         done, wstatus = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -311,14 +417,31 @@ def _run_one(msg: dict, proto_fds: tuple[int, ...], spare: Optional[_Spare],
             status["signal"] = os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None
             status["returncode"] = -status["signal"] if status["signal"] else os.WEXITSTATUS(wstatus)
             break
-        time.sleep(0.01)
-    _kill_descendants()
+        if not watch_done:
+            time.sleep(0.01)
+            continue
+        if select.select([spare.done_fd], [], [], 0.01)[0]:
+            if os.read(spare.done_fd, 1):
+                # The harness returned: its files are written. The process (and anything it
+                # started) is killed now and reaped before the next job, so its device
+                # teardown overlaps the parent's judging. After SIGKILL none of its code runs
+                # again: the files the parent reads can no longer change size (no SIGBUS) and
+                # the process learns nothing after round B that could improve an answer.
+                # A candidate that writes this byte early only cuts its own run short.
+                status["returncode"], status["finished"] = 0, True
+                break
+            watch_done = False                      # EOF: the process is exiting; waitpid will see it
+    ended = time.monotonic()
+    _kill_descendants(keep=[s.pid for s in spares], wait=not status["finished"])
     reader.join(timeout=30)
     os.close(r)
     seal_reader.join(timeout=5)
-    os.close(spare.seal_fd)
+    for fd in (spare.seal_fd, spare.done_fd):
+        os.close(fd)
     status["seal"] = seal[0].hex() if seal else None
     status["wall_s"] = time.monotonic() - t0
+    # CLOCK_MONOTONIC, as the child's; teardown_s: waiting for the previous sample's processes to end
+    status["clock"] = {"dispatched": t0, "ended": ended, "teardown_s": t0 - t_wait}
     return status
 
 
@@ -352,10 +475,12 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                                   # stray prints cannot corrupt the protocol
     proto_in = os.fdopen(os.dup(0), "rb")
+    from kvdata.sandbox import drop_capabilities
+
+    drop_capabilities()                             # else a sample could trace the zygote or a spare
     _preload(backend_name)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)                      # children cannot read our memory or fds
-    proto_fds = (proto_out.fileno(), proto_in.fileno(), 0)
 
     lock = threading.RLock()
 
@@ -368,7 +493,7 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
             proto_out.flush()
 
     send({"frame": "ready", "pid": os.getpid(), "import_s": time.monotonic() - t0})
-    spare: Optional[_Spare] = None
+    spares: list[_Spare] = []
     for line in proto_in:
         msg = json.loads(line)
         if msg.get("op") == "exit":
@@ -383,14 +508,11 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
                 if job_open[0]:
                     send({"frame": "reference"}, chunks)
 
-        status = _run_one(msg, proto_fds, spare, send_reference)
+        status = _run_one(msg, spares, send_reference)
         with lock:
             job_open[0] = False
             send(status)
-        # The next sample's process, forked now (every descendant was just killed) and
-        # warmed up while the parent judges this one.
-        spare = _fork_spare(proto_fds, msg.get("device"))
-    if spare is not None:
+    for spare in spares:
         _retire(spare)
 
 
@@ -425,6 +547,8 @@ class WarmWorker:
     backend: str
     sandbox: "object"                      # kvdata.sandbox.Sandbox
     startup_timeout_s: float = 180.0
+    spares_ahead: Optional[int] = None     # see ReverifyConfig.spares_ahead
+    rehearse: bool = True
     proc: Optional[subprocess.Popen] = None
     scratch: Optional[Path] = None
     import_s: Optional[float] = None
@@ -487,7 +611,8 @@ class WarmWorker:
         """Run the job in ``job_dir``; a dead or silent zygote is stopped and reported, never raised."""
         if not self.alive:
             self.start()
-        msg = {"op": "run", "job": str(job_dir), "timeout_s": timeout_s, "memory_mb": memory_mb, "device": device}
+        msg = {"op": "run", "job": str(job_dir), "timeout_s": timeout_s, "memory_mb": memory_mb, "device": device,
+               "spares_ahead": self.spares_ahead, "rehearse": self.rehearse}
         try:
             self.proc.stdin.write((json.dumps(msg) + "\n").encode())
             self.proc.stdin.flush()

@@ -1,7 +1,8 @@
 """Trick: forge the trusted reference. Return zeros, and try to make the reference zeros too: write a forged
 reference blob (all-zero outputs) into every pipe this process holds, and try to open the zygote's memory for
 writing. The reference left through a pipe closed before this code was imported, and the zygote is
-non-dumpable, so neither lands (the only pipe left is the seal's: writing to it spoils the seal)."""
+non-dumpable, so neither lands (the pipes left are the seal's, where this spoils the seal, and the one that
+tells the zygote the harness has finished, where this ends its own run early)."""
 import torch
 import torch.nn as nn
 import triton
