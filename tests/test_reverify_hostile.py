@@ -13,8 +13,10 @@ from kvdata.reverify import reverify
 from kvdata.reverify.config import ReverifyConfig
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import read_results
+from kvdata.sandbox import landlock_abi
 
 HOSTILE = Path(__file__).parent / "hostile"
+LANDLOCK = landlock_abi() > 0
 REFERENCE = (HOSTILE / "reference.py").read_text()
 
 # What each trick must end as, beyond "not correct" (statuses allowed; flags required).
@@ -46,6 +48,8 @@ EXPECTED = {
     "forge_reference": ({"flagged", "incorrect", "crashed"}, set()),   # crashed: it wrote the done pipe too
     # the next sample's process is forked while this one runs: stopping it must not hurt that sample
     "stop_next_sample": ({"incorrect", "runtime_error"}, set()),
+    # writes beyond its own job dir and compile cache are refused where Landlock exists
+    "plant_for_others": ({"incorrect"} if LANDLOCK else {"incorrect", "runtime_error"}, set()),
 }
 
 
@@ -74,7 +78,7 @@ def hostile_run(tmp_path_factory):
     mp.undo()
     rows = {r["id"]: r for r in read_results(out)}
     return {"samples": samples, "rows": rows, "summary": summary, "outside": outside,
-            "wall": time.monotonic() - t0, "results": out}
+            "wall": time.monotonic() - t0, "results": out, "cache": tmp / "cache"}
 
 
 def test_one_result_per_sample(hostile_run):
@@ -102,6 +106,14 @@ def test_each_trick_ends_as_expected(hostile_run, name):
 
 def test_write_outside_scratch_did_not_land(hostile_run):
     assert not hostile_run["outside"].exists()
+
+
+@pytest.mark.skipif(not LANDLOCK, reason="this kernel has no Landlock: the shared cache stays writable")
+def test_nothing_planted_in_the_compile_cache(hostile_run):
+    """Each sample may write only its own cache (by-source/<hash of its kernel>) and job dir."""
+    assert not list(hostile_run["cache"].rglob("planted*"))
+    assert all(r["isolation"].endswith("+landlock") for r in hostile_run["rows"].values()
+               if r["status"] not in ("crashed", "timeout"))
 
 
 def test_spawned_processes_do_not_outlive_the_sample(hostile_run):

@@ -1,11 +1,12 @@
 """The sandbox: scrubbed env, hidden credentials, no network, writes confined, limits enforced."""
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
 
-from kvdata.sandbox import Sandbox, SandboxLimits, isolation_level
+from kvdata.sandbox import Sandbox, SandboxLimits, isolation_level, landlock_abi
 
 PY = [sys.executable, "-I", "-c"]
 
@@ -54,7 +55,6 @@ def test_sandboxed_code_has_no_capabilities():
 def test_drop_capabilities_in_a_user_namespace():
     """The unshare fallback maps the sample to root with full capabilities: workers drop them."""
     import shutil
-    import subprocess
 
     if not shutil.which("unshare"):
         pytest.skip("no unshare here")
@@ -68,6 +68,33 @@ def test_drop_capabilities_in_a_user_namespace():
                              "print(open('/proc/self/status').read())"], capture_output=True, text=True)
     assert _effective_caps(before.stdout) != 0          # the namespace did grant them
     assert r.stdout.split()[0] == "True" and _effective_caps(r.stdout) == 0
+
+
+@pytest.mark.skipif(landlock_abi() == 0, reason="this kernel has no Landlock")
+def test_confine_writes_allows_only_the_given_dirs_also_for_children(tmp_path):
+    allowed, other = tmp_path / "allowed", tmp_path / "other"
+    allowed.mkdir()
+    other.mkdir()
+    code = f"""
+import os, subprocess
+from kvdata.sandbox import confine_writes
+assert confine_writes([{str(allowed)!r}, '/dev'])
+open({str(allowed / 'ok')!r}, 'w').write('x')
+open('/dev/null', 'w').write('x')
+for attempt in (lambda: open({str(other / 'f')!r}, 'w'), lambda: os.mkdir({str(other / 'd')!r}),
+                lambda: os.rename({str(allowed / 'ok')!r}, {str(other / 'moved')!r})):
+    try:
+        attempt()
+        print('wrote')
+    except PermissionError:
+        print('refused')
+r = subprocess.run(['sh', '-c', 'echo x > {other / 'sh'}'], capture_output=True)
+print('child refused' if r.returncode else 'child wrote')
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:4] == ["refused", "refused", "refused", "child refused"]
+    assert (allowed / "ok").exists() and not list(other.iterdir())
 
 
 def test_timeout_and_memory_limit():

@@ -235,6 +235,8 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         import torch
 
         torch.cuda.set_device(0)
+    meta.data["write_confinement"] = _confine_to_job(job_dir, Path(job["cache_dir"]), device)
+    meta.write()
 
     from kvdata.reverify.backends import create_backend
 
@@ -301,6 +303,36 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
             meta.fail(e)
             return
     meta.stage("done")
+
+
+def _confine_to_job(job_dir: Path, cache_dir: Path, device: str) -> Optional[str]:
+    """Before any of the sample's code (its reference included) runs: point HOME, TMPDIR and
+    Triton's cache at this job's own directories and take away the right to write anywhere
+    else (``sandbox.confine_writes``). Returns "landlock" when writes are confined.
+
+    ``cache_dir`` is this sample's own compile cache (the parent names it by a hash of the
+    kernel source), so a sample can no longer plant compiled kernels, a Triton launcher or
+    files in the next job's directory for another sample. Triton's driver (its compiled
+    helper module) is set up first, from the worker's shared cache, which samples cannot write.
+    """
+    import tempfile
+
+    from kvdata.sandbox import confine_writes
+
+    if device != "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
+        try:
+            from triton.runtime import driver
+
+            driver.active.get_current_device()
+        except Exception:  # noqa: BLE001 - no Triton, or not its device: the backend reports what matters
+            pass
+    home, tmp = job_dir / "home", job_dir / "tmp"
+    for d in (home, tmp, cache_dir / "triton"):
+        d.mkdir(parents=True, exist_ok=True)
+    os.environ.update({"HOME": str(home), "TMPDIR": str(tmp), "TRITON_CACHE_DIR": str(cache_dir / "triton")})
+    tempfile.tempdir = None                 # forget the zygote's tmp dir
+    confined = confine_writes([job_dir, cache_dir, "/dev", "/proc/self"])
+    return "landlock" if confined else None
 
 
 def _compile_only(backend, job: dict, job_dir: Path, meta: Meta) -> None:

@@ -8,6 +8,7 @@ the worker's exit code and output are only used to say *how* a sample failed.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import secrets
@@ -90,6 +91,17 @@ class Verifier:
         d.mkdir(parents=True, exist_ok=True)
         return d
 
+    def sample_cache_dir(self, name: str, sample: Sample) -> Path:
+        """This sample's own compile cache: ``cache_dir(name)/by-source/<sha256 of the kernel code>``.
+
+        The only cache a sample may write (``harness._confine_to_job``): whatever it plants
+        there can reach only samples with the same kernel source, i.e. its own reruns.
+        """
+        digest = hashlib.sha256((sample.kernel_code or "").encode()).hexdigest()[:32]
+        d = self.cache_dir(name) / "by-source" / digest
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
     def _worker(self, name: str) -> WarmWorker:
         if name not in self.workers:
             from kvdata.sandbox import Sandbox, SandboxLimits
@@ -148,11 +160,12 @@ class Verifier:
             job_dir = worker.new_job_dir()
         except Exception as e:  # noqa: BLE001 - a worker that cannot start fails this sample only
             return self._finish(row, "crashed", f"worker did not start: {e}", t0)
-        cache = self.cache_dir(name) / "triton"
+        sample_cache = self.sample_cache_dir(name, sample)
+        cache = sample_cache / "triton"
         entries_before = _count_entries(cache)
         job = {"sample": sample.to_job(), "seeds": seeds, "bait_seeds": draw_bait_seeds(seeds, self.config.seed),
                "device": backend.device(), "backend": name,
-               "cache_dir": str(self.cache_dir(name)), "poison_mb": self.config.poison_mb,
+               "cache_dir": str(sample_cache), "poison_mb": self.config.poison_mb,
                "timing": vars(self.config.timing) if self.config.timing.enabled else None}
         (job_dir / JOB_FILE).write_text(json.dumps(job))
         outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
@@ -181,6 +194,8 @@ class Verifier:
         stage, error = meta.get("stage"), meta.get("error")
         log_tail = _tail(job_dir / "worker.log")
         status = outcome.status
+        if meta.get("write_confinement") == "landlock":
+            row["isolation"] = f"{row.get('isolation')}+landlock"
         row["stage_s"] = _with_process_stages(meta, status)
         row["spare_warmup_s"] = (meta.get("clock") or {}).get("warmup") or None   # off the clock when ready
         if meta.get("cache_hit") is not None:

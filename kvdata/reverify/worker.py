@@ -599,11 +599,17 @@ class WarmWorker:
         return self.proc is not None and self.proc.poll() is None
 
     def new_job_dir(self) -> Path:
+        """A fresh directory for the next job, named by a random token: the scratch dir is
+        shared by the worker's samples, so a sample must not be able to guess (and fill)
+        the directory of the one after it."""
+        import secrets
+
         if not self.alive:
             self.start()
         self._jobs += 1
-        d = self.scratch / "jobs" / str(self._jobs)
-        d.mkdir(parents=True, exist_ok=True)
+        (self.scratch / "jobs").mkdir(exist_ok=True)
+        d = self.scratch / "jobs" / secrets.token_hex(12)
+        d.mkdir()
         return d
 
     def run(self, job_dir: Path, timeout_s: float, memory_mb: Optional[int],
