@@ -26,7 +26,7 @@ EXPECTED = {
     "zero_inputs": ({"flagged"}, {"inputs_mutated"}),
     "cache_across_calls": ({"incorrect"}, set()),
     "special_seed": ({"incorrect"}, set()),
-    "torch_only": ({"flagged"}, {"no_kernel_launch"}),
+    "torch_only": ({"flagged"}, {"no_kernel_launch", "torch_compute"}),
     "patch_allclose": ({"incorrect"}, set()),
     "gc_reference": ({"incorrect"}, set()),
     "inspect_frames": ({"incorrect", "runtime_error"}, set()),
@@ -94,6 +94,27 @@ def test_no_hostile_sample_is_correct(hostile_run):
 def test_honest_control_is_correct(hostile_run):
     row = hostile_run["rows"]["_honest"]
     assert row["status"] == "correct", row["message"]
+    assert "torch_compute" not in row["flags"]          # allocation and views are not math
+
+
+def test_a_token_launch_beside_torch_math_is_flagged(tmp_path):
+    """One dummy launch satisfies the launch counter; the op recorder still sees torch do the math.
+    It is a warning: the answer is right, the sample is not a kernel."""
+    honest = (HOSTILE / "_honest.py").read_text()
+    token = honest.replace("        return launch(x, self.w)",
+                           "        launch(x[:1, :1].contiguous(), self.w)\n        return torch.tanh(x) * self.w")
+    assert token != honest
+    samples = [Sample(id="token_launch", language="triton", pytorch_code=REFERENCE, kernel_code=token),
+               Sample(id="honest", language="triton", pytorch_code=REFERENCE, kernel_code=honest)]
+    out = tmp_path / "results.jsonl"
+    reverify(samples, out, ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=30), workers=1,
+             cache_root=tmp_path / "cache", progress=False)
+    rows = {r["id"]: r for r in read_results(out)}
+    token_row, honest_row = rows["token_launch"], rows["honest"]
+    assert token_row["status"] == "correct" and "no_kernel_launch" not in token_row["flags"]
+    assert "torch_compute" in token_row["flags"]
+    assert {"tanh", "mul"} <= set(token_row["torch_compute_ops"])
+    assert honest_row["status"] == "correct" and "torch_compute" not in honest_row["flags"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

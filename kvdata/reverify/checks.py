@@ -272,6 +272,39 @@ def check_reference_finite(reference: Sequence) -> list[str]:
     return []
 
 
+# aten ops that only allocate, copy, view, reshape, fill or join memory: what a kernel's
+# wrapper does around a launch. Any other op in the candidate's forward is math done by torch.
+DATA_MOVEMENT_OPS = frozenset({
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+    "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill_", "zero_",
+    "copy_", "_to_copy", "clone", "contiguous", "lift_fresh", "lift_fresh_copy", "detach", "alias",
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "expand_as", "permute",
+    "transpose", "t", "unsqueeze", "squeeze", "select", "slice", "narrow", "split", "split_with_sizes",
+    "chunk", "unbind", "flatten", "unflatten", "view_as_real", "view_as_complex", "resize_", "set_",
+    "cat", "stack", "constant_pad_nd", "_local_scalar_dense", "arange", "scalar_tensor",
+})
+
+
+def check_torch_compute(ops: Optional[dict]) -> list[str]:
+    """Catches "kernels" whose forward does the math in PyTorch beside a token launch (the
+    launch counter alone is satisfied by one dummy kernel).
+
+    The worker records the aten ops of the candidate's first call in round A (a
+    ``TorchDispatchMode``: ops called from a HIP extension's C++ count too, Triton and HIP
+    kernels themselves are not aten ops). Any op outside ``DATA_MOVEMENT_OPS`` is flagged
+    ``torch_compute``, a warning: a sample may legitimately leave a bias add to torch. The op
+    names go to the result's ``torch_compute_ops``. Like the launch counter it runs inside
+    the candidate's process, so it stops honest mistakes and naive cheats, not a candidate
+    that switches the mode off.
+    """
+    return ["torch_compute"] if torch_compute_ops(ops) else []
+
+
+def torch_compute_ops(ops: Optional[dict]) -> list[str]:
+    """The recorded op names that are math, not data movement (see ``check_torch_compute``)."""
+    return sorted(k for k in (ops or {}) if isinstance(k, str) and k not in DATA_MOVEMENT_OPS)
+
+
 def check_plausible_speedup(speedup: Optional[float], limit: float) -> list[str]:
     """Catches timing tricks (work deferred past the timed region, a stream the events do
     not see, results cached between timed calls): a speedup above ``limit`` is flagged."""
@@ -312,6 +345,23 @@ def _fill_poison(t) -> None:
         t.fill_(True)
     else:
         t.fill_(-0x2A2A2A2A if t.element_size() >= 4 else 42)
+
+
+def torch_op_recorder():
+    """A context manager that counts the aten ops run inside it, by name (``.counts``)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class TorchOpRecorder(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.counts: dict[str, int] = {}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            name = func.overloadpacket.__name__
+            self.counts[name] = self.counts.get(name, 0) + 1
+            return func(*args, **(kwargs or {}))
+
+    return TorchOpRecorder()
 
 
 def output_aliases(outputs: Sequence, tensors: Sequence) -> bool:

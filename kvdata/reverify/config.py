@@ -32,6 +32,7 @@ WARNING_FLAGS = frozenset({
     "state_dict_mismatch",      # ModelNew's parameters do not match Model's by name
     "reference_nonfinite",      # the reference output itself has NaN/inf
     "fixed_inputs",             # get_inputs ignores the seed: every seed saw the same inputs
+    "torch_compute",            # the candidate's forward ran torch math besides its kernels
 })
 
 

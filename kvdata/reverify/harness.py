@@ -396,7 +396,7 @@ def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd
     with _BlobFile(job_dir / ROUND_A_FILE, sealed=True) as blob:            # round A
         a = _candidate_round(candidate, model, cases, device, meta, blob,
                              before_call=lambda: poison_allocator(device, shapes, dtypes, poison_mb),
-                             keep_inputs=True)
+                             keep_inputs=True, record_ops=True)
         blob.finish({"A": a.outputs, "inputs_after": a.inputs_after})
     _send_seal(seal_fd, seal_pipe, blob.seal, meta)                          # A is fixed from here on
 
@@ -406,7 +406,7 @@ def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd
         b = _candidate_round(candidate, model, cases, device, meta, blob, bait_outputs=bait_outputs)
         blob.finish({"B": b.outputs})
     del bait, bait_outputs
-    meta.data.update({"launches": {"A": a.launches, "B": b.launches},
+    meta.data.update({"launches": {"A": a.launches, "B": b.launches}, "torch_ops": a.torch_ops,
                       "output_aliases_input": a.aliases_input or b.aliases_input,
                       "output_aliases_reference": b.aliases_reference})
 
@@ -449,26 +449,34 @@ class _Round:
         self.outputs: list = []
         self.inputs_after: list = []
         self.launches: list = []
+        self.torch_ops: Optional[dict] = None    # aten ops of the first call, by name (record_ops)
         self.aliases_input = False
         self.aliases_reference = False
 
 
 def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, before_call=None,
-                     keep_inputs: bool = False, bait_outputs: tuple = ()) -> _Round:
+                     keep_inputs: bool = False, bait_outputs: tuple = (), record_ops: bool = False) -> _Round:
     """One candidate call per seed; each output is written to ``blob`` as soon as the call returns.
 
     Written at once: a snapshot, taken before the candidate runs again, with no second
-    copy held in memory.
+    copy held in memory. ``record_ops``: the aten ops of the first call are counted
+    (``checks.check_torch_compute``), inside a call that is judged like any other.
     """
-    from kvdata.reverify.checks import output_aliases
+    import contextlib
+
+    from kvdata.reverify.checks import output_aliases, torch_op_recorder
 
     result = _Round()
-    for case in cases:
+    for i, case in enumerate(cases):
         _load_weights(model, case, meta)
         inputs = clone_inputs(case["inputs"])
         if before_call is not None:
             before_call()
-        out, n = _call_candidate(candidate, model, inputs, device)
+        recorder = torch_op_recorder() if record_ops and i == 0 else None
+        with recorder if recorder is not None else contextlib.nullcontext():
+            out, n = _call_candidate(candidate, model, inputs, device)
+        if recorder is not None:
+            result.torch_ops = recorder.counts
         result.aliases_input |= output_aliases(out, inputs)
         if bait_outputs:
             result.aliases_reference |= output_aliases(out, bait_outputs)

@@ -269,6 +269,10 @@ class Verifier:
         flags += checks.check_inputs_vary(ref["inputs"])
         launches = (meta.get("launches") or {})
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
+        ops = meta.get("torch_ops") if isinstance(meta.get("torch_ops"), dict) else None
+        flags += checks.check_torch_compute(ops)
+        if "torch_compute" in flags:
+            row["torch_compute_ops"] = checks.torch_compute_ops(ops)[:20]
         flags += checks.check_outputs_not_aliased(meta)
         if meta.get("state_dict_mismatch"):
             flags.append("state_dict_mismatch")
