@@ -12,7 +12,9 @@ goes through ``Sandbox``. What it enforces:
   compile cache) when bubblewrap is available: ``--unshare-all``, ``/`` read-only.
   Without bubblewrap it falls back to ``unshare --net`` (no network, writes not
   confined) and then to plain rlimits; ``Sandbox.isolation`` says which one ran, and
-  every result records it;
+  every result records it. Inside, code that runs untrusted samples one after another
+  (a re-verification worker) also confines each sample's writes to its own directories
+  with Landlock (``confine_writes``), under any of these levels;
 - no capabilities: bubblewrap run as root keeps them inside its user namespace
   (``CAP_SYS_PTRACE`` would let a sample write another sample's memory), so it gets
   ``--cap-drop ALL``; long-lived workers also call ``drop_capabilities`` themselves,

@@ -130,7 +130,7 @@ class Meta:
         self.path = job_dir / META_FILE
         self._t = time.monotonic()
         # CLOCK_MONOTONIC is system-wide: the parent sets these against the zygote's own
-        # dispatch/reap times to show the wait for a spare and the process exit (diagnostics).
+        # dispatch/end times to show the wait for a spare and the process exit (diagnostics).
         self.data: dict[str, Any] = {"stage": "start", "error": None, "stage_s": {},
                                      "clock": {"received": received_at or self._t, "warmup": warmup or {}}}
 
