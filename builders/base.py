@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import ClassVar, Iterator, Union
+from typing import ClassVar, Iterator, Optional, Union
 
 from kvdata.schema import KernelRecord, QARecord, Reject, RejectReason
 
@@ -24,10 +24,17 @@ class Source(abc.ABC):
     kind: ClassVar[str]          # the name used in ``--source KIND=PATH``
     config: ClassVar[str]        # the config its records go to
     description: ClassVar[str] = ""
+    # The options this Source takes; set, an unknown one (a typo) is a ValueError at once.
+    options_known: ClassVar[Optional[frozenset]] = None
 
     def __init__(self, path: str, **options) -> None:
         self.path = str(path)
         self.options = options
+        if self.options_known is not None:
+            unknown = sorted(set(options) - self.options_known)
+            if unknown:
+                raise ValueError(f"{self.kind}: unknown option(s) {', '.join(unknown)}; "
+                                 f"known: {', '.join(sorted(self.options_known))}")
 
     @property
     def name(self) -> str:

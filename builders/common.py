@@ -183,6 +183,14 @@ def list_files(fs, folder: str, suffix: str) -> list[str]:
         return []
 
 
+def glob_sorted(fs, root: str, pattern: str) -> list[str]:
+    """The paths under ``root`` matching ``pattern``, sorted; none where the tree cannot be listed."""
+    try:
+        return sorted(fs.glob(posixpath.join(root, pattern)))
+    except (OSError, FileNotFoundError):
+        return []
+
+
 def make_provenance(source_path: str, options: dict, ref: str, pipeline: str) -> Provenance:
     """Provenance of one input file: repo/commit/prefix from options, else from an hf:// URL."""
     hub_repo, hub_rev, hub_prefix = hub_location(source_path)
@@ -213,12 +221,6 @@ def read_functional(fs, path: str):
 COMMON_OPTIONS = frozenset({"name", "license", "allow", "repo", "commit", "version", "path_prefix",
                             "pipeline", "generator", "hardware", "arch"})
 
-
-def check_known_options(kind: str, options: dict, known: frozenset) -> None:
-    """Raise ValueError for an option the Source does not know (a typo would otherwise be ignored)."""
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ValueError(f"{kind}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 def tree_license(fs, root: str, declared, options: dict):

@@ -31,7 +31,7 @@ from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, Source, open_fs
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, check_known_options, make_provenance, read_functional, relative, \
+from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative, \
     tree_license
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
 from kvdata.schema import KernelRecord, RejectReason, Verification
@@ -98,18 +98,11 @@ class Hip2HipSource(Source):
     description = "HIP2HIP: baseline and optimised HIP extensions with measured speedups"
     options_known = COMMON_OPTIONS | {"results", "rocm_version", "torch_version", "compiler"}
 
-    def __init__(self, path: str, **options) -> None:
-        super().__init__(path, **options)
-        check_known_options(self.kind, options, self.options_known)
-
     def read(self) -> Iterator[Item]:
         fs, root = open_fs(self.path)
         root = root.rstrip("/")
         pattern = self.options.get("results", DEFAULT_RESULTS)
-        try:
-            result_files = sorted(fs.glob(posixpath.join(root, pattern)))
-        except (OSError, FileNotFoundError):
-            result_files = []
+        result_files = glob_sorted(fs, root, pattern)
         if not result_files:
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
             return

@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import posixpath
 from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, Source, open_fs
 from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
     is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, check_known_options, make_provenance, relative, tree_license
+from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, relative, tree_license
 from kvdata.licenses import normalize_spdx
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
@@ -77,10 +76,6 @@ class HipCudaAgentSource(Source):
     description = "HIP-CudaAgent: PyTorch references with HIP extensions translated from CUDA"
     options_known = COMMON_OPTIONS | {"files"}
 
-    def __init__(self, path: str, **options) -> None:
-        super().__init__(path, **options)
-        check_known_options(self.kind, options, self.options_known)
-
     def read(self) -> Iterator[Item]:
         for unit in self.read_units():
             yield self.unit_to_item(unit)
@@ -91,10 +86,7 @@ class HipCudaAgentSource(Source):
         """One unit per input record: a Reject for a file-level problem, else (file name, line number, line)."""
         fs, root = self._tree()
         pattern = self.options.get("files", DEFAULT_FILES)
-        try:
-            files = sorted(fs.glob(posixpath.join(root, pattern)))
-        except (OSError, FileNotFoundError):
-            files = []
+        files = glob_sorted(fs, root, pattern)
         if not files:
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
             return

@@ -36,7 +36,7 @@ import re
 from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, Source, open_fs
-from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_known_options, check_reference, \
+from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_reference, \
     is_problem, list_files, make_provenance, read_functional, read_text, relative, tree_license, \
     verification_from_options
 from kvdata.schema import KernelRecord, RejectReason
@@ -89,10 +89,6 @@ class HipGpuModeSource(Source):
     pipeline = "gpumode"
     description = "HIP-GPUMode: PyTorch references with several HIP extension variants per task"
     options_known = COMMON_OPTIONS
-
-    def __init__(self, path: str, **options) -> None:
-        super().__init__(path, **options)
-        check_known_options(self.kind, options, self.options_known)
 
     def read(self) -> Iterator[Item]:
         fs, root = open_fs(self.path)
