@@ -22,6 +22,7 @@ goes through ``Sandbox``. What it enforces:
 """
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -261,6 +262,24 @@ def _interpreter_paths() -> list[str]:
     return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
 
 
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 24, 36, 38
+
+
+@functools.lru_cache(maxsize=None)
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def prctl(option: int, value: int) -> int:
+    """prctl(2) with one argument: 0 on success, -1 where it failed (errno in ``ctypes.get_errno``)."""
+    try:
+        return _libc().prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        return -1
+
+
 def drop_capabilities() -> bool:
     """Give up every capability for good (bounding set, then effective/permitted/inheritable).
 
@@ -271,11 +290,9 @@ def drop_capabilities() -> bool:
     """
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_capbset_drop, pr_set_no_new_privs = 24, 38
-    libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
     for cap in range(64):
-        if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:  # EINVAL: past the last
+        if prctl(PR_CAPBSET_DROP, cap) != 0 and ctypes.get_errno() == 22:     # EINVAL: past the last
             break
 
     class Header(ctypes.Structure):
@@ -287,7 +304,7 @@ def drop_capabilities() -> bool:
 
     header, data = Header(0x20080522, 0), (Data * 2)()      # _LINUX_CAPABILITY_VERSION_3: all zero
     nr_capset = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
-    if nr_capset is None or libc.syscall(nr_capset, ctypes.byref(header), data) != 0:
+    if nr_capset is None or _libc().syscall(nr_capset, ctypes.byref(header), data) != 0:
         return False
     return True
 
@@ -304,8 +321,7 @@ def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 where Landlock is missing or disabled."""
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    version = libc.syscall(_NR_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    version = _libc().syscall(_NR_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
     return max(0, int(version))
 
 
@@ -328,7 +344,7 @@ def confine_writes(paths: Sequence[os.PathLike | str]) -> bool:
     for version, bits in _LANDLOCK_WRITE.items():
         if abi >= version:
             rights |= bits
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     attr = ctypes.create_string_buffer(struct.pack("<Q", rights))   # handled_access_fs (the ABI 1 layout)
     ruleset = libc.syscall(_NR_LANDLOCK_CREATE_RULESET, attr, ctypes.c_size_t(8), ctypes.c_uint32(0))
     if ruleset < 0:
@@ -347,7 +363,7 @@ def confine_writes(paths: Sequence[os.PathLike | str]) -> bool:
                     return False
             finally:
                 os.close(fd)
-        libc.prctl(38, 1, 0, 0, 0)                                     # PR_SET_NO_NEW_PRIVS: required
+        prctl(PR_SET_NO_NEW_PRIVS, 1)                                  # required by Landlock
         return libc.syscall(_NR_LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
     finally:
         os.close(ruleset)

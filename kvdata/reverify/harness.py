@@ -320,12 +320,7 @@ def _confine_to_job(job_dir: Path, cache_dir: Path, device: str) -> Optional[str
     from kvdata.sandbox import confine_writes
 
     if device != "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
-        try:
-            from triton.runtime import driver
-
-            driver.active.get_current_device()
-        except Exception:  # noqa: BLE001 - no Triton, or not its device: the backend reports what matters
-            pass
+        init_triton_driver()
     home, tmp = job_dir / "home", job_dir / "tmp"
     for d in (home, tmp, cache_dir / "triton"):
         d.mkdir(parents=True, exist_ok=True)
@@ -333,6 +328,17 @@ def _confine_to_job(job_dir: Path, cache_dir: Path, device: str) -> Optional[str
     tempfile.tempdir = None                 # forget the zygote's tmp dir
     confined = confine_writes([job_dir, cache_dir, "/dev", "/proc/self"])
     return "landlock" if confined else None
+
+
+def init_triton_driver() -> None:
+    """Set up Triton's driver for this process's device: its compiled helper module and the
+    first launch's bookkeeping. Optional: without Triton, or on another device, nothing."""
+    try:
+        from triton.runtime import driver
+
+        driver.active.get_current_device()
+    except Exception:  # noqa: BLE001 - only saves time; the backend reports what matters
+        pass
 
 
 def _compile_only(backend, job: dict, job_dir: Path, meta: Meta) -> None:

@@ -25,7 +25,6 @@ gets a job (``_spare_is_clean``).
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import queue
@@ -38,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-PR_SET_DUMPABLE = 4
-PR_SET_CHILD_SUBREAPER = 36
+from kvdata.sandbox import PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, prctl
+
 # Spares kept forked ahead on a GPU (default; the run message may say otherwise). A spare's
 # warm-up (context ~0.2 s + rehearsal ~0.3 s on an H200) spans about two sample cycles
 # (~0.2 s each); measured side by side (bench_reverify.py --spares-ahead): 1 ahead left
@@ -48,13 +47,6 @@ SPARES_AHEAD_GPU = 3
 
 
 # ============================================================================ zygote side
-def _prctl(option: int, value: int) -> None:
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 def _preload(backend_name: str) -> None:
     """Import what every sample needs, without initialising any device."""
     import torch
@@ -216,12 +208,9 @@ def _warm_device(device: Optional[str], rehearse: bool = True) -> dict:
 
         traceback.print_exc()
         return spent
-    try:
-        from triton.runtime import driver
+    from kvdata.reverify.harness import init_triton_driver
 
-        driver.active.get_current_device()
-    except Exception:  # noqa: BLE001 - optional: only saves Triton's first-launch set-up
-        pass
+    init_triton_driver()
     spent["context"] = round(time.monotonic() - t0, 4)
     if not rehearse:
         return spent
@@ -271,7 +260,7 @@ def _spare_child(ctl_fd: int, ref_fd: int, seal_fd: int, done_fd: int, device: O
             line += chunk
         received = time.monotonic()
         os.close(ctl_fd)
-        _prctl(PR_SET_DUMPABLE, 1)                  # /proc/self of the sample's own code belongs to it
+        prctl(PR_SET_DUMPABLE, 1)                   # /proc/self of the sample's own code belongs to it
         job_dir = Path(json.loads(line)["job"])
         log = os.open(job_dir / "worker.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(log, 1)
@@ -483,8 +472,8 @@ def zygote_main(argv: Optional[list[str]] = None) -> None:
 
     drop_capabilities()                             # else a sample could trace the zygote or a spare
     _preload(backend_name)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_DUMPABLE, 0)                      # children cannot read our memory or fds
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_DUMPABLE, 0)                       # children cannot read our memory or fds
 
     lock = threading.RLock()
 
