@@ -10,6 +10,7 @@ A second pass over the same samples shows compile-cache hits on a rerun (GPU).
     python scripts/bench_reverify.py --device cpu  [--input rows.jsonl] [--json out.json]
     python scripts/bench_reverify.py --device cuda --seeds 3
     python scripts/bench_reverify.py --device cpu --rows 4096 --cols 4096 --candidate marker   # GPU-sized data
+    python scripts/bench_reverify.py --device cpu --recorder       # cost of the aten-op recorder per call
 """
 from __future__ import annotations
 
@@ -92,29 +93,31 @@ def builtin_samples(n: int, rows: int, cols: int, block: int, candidate: str = "
                    kernel_code=kernel.replace("VARIANT", str(i))) for i in range(n)]
 
 
-def bare_seconds(sample, device: str, workdir: Path, tag: str = "") -> float:
-    """Reference + candidate once each, in-process, unconfined: the floor any verifier pays."""
+def _load(code: str, name: str, workdir: Path):
+    """Import ``code`` as module ``name`` from a file (Triton's JIT needs the source on disk)."""
     import importlib.util
 
+    p = workdir / f"{name}.py"
+    p.write_text(code)
+    spec = importlib.util.spec_from_file_location(name, p)
+    m = importlib.util.module_from_spec(spec)
+    sys.modules[name] = m
+    spec.loader.exec_module(m)
+    return m
+
+
+def bare_seconds(sample, device: str, workdir: Path, tag: str = "") -> float:
+    """Reference + candidate once each, in-process, unconfined: the floor any verifier pays."""
     import torch
 
     if device == "cpu":
         import os
         os.environ["TRITON_INTERPRET"] = "1"
 
-    def load(code, name):
-        p = workdir / f"{name}.py"
-        p.write_text(code)
-        spec = importlib.util.spec_from_file_location(name, p)
-        m = importlib.util.module_from_spec(spec)
-        sys.modules[name] = m
-        spec.loader.exec_module(m)
-        return m
-
     t0 = time.perf_counter()
     name = sample.id.replace("-", "_") + tag
-    ref = load(sample.pytorch_code, f"bref_{name}")
-    cand = load(sample.kernel_code, f"bcand_{name}")
+    ref = _load(sample.pytorch_code, f"bref_{name}", workdir)
+    cand = _load(sample.kernel_code, f"bcand_{name}", workdir)
     model = ref.Model(*ref.get_init_inputs()).to(device)
     new = cand.ModelNew(*ref.get_init_inputs()).to(device)
     new.load_state_dict(model.state_dict())
@@ -125,6 +128,76 @@ def bare_seconds(sample, device: str, workdir: Path, tag: str = "") -> float:
     if device == "cuda":
         torch.cuda.synchronize()
     return time.perf_counter() - t0
+
+
+# ----------------------------------------------------------------------------- op recorder cost
+def recorder_bench(device: str, rows: int, cols: int, children: int = 5) -> dict:
+    """What recording the aten ops of a candidate call costs in a process forked from a warm
+    parent, as a sample's process is forked from the zygote: each child times one plain and
+    one recorded call of the built-in kernel (after a first, untimed call). Run twice: from a
+    parent that never used the recorder (each child then imports ``torch._dynamo`` itself),
+    and from one that entered it once, as the zygote does."""
+    import os
+
+    import torch
+
+    from kvdata.reverify.checks import torch_op_recorder
+
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    workdir = Path(tempfile.mkdtemp(prefix="kvbench-rec-"))
+    sample = builtin_samples(1, rows, cols, 1024)[0]
+    ref = _load(sample.pytorch_code, "rec_ref", workdir)
+    cand = _load(sample.kernel_code, "rec_cand", workdir)
+
+    def one_child() -> dict:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            model = cand.ModelNew(*ref.get_init_inputs()).to(device)
+            x = [t.to(device) for t in ref.get_inputs()]
+
+            def call():
+                with torch.no_grad():
+                    model(*x)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+
+            call()
+            t0 = time.perf_counter()
+            call()
+            t1 = time.perf_counter()
+            with torch_op_recorder():
+                call()
+            t2 = time.perf_counter()
+            os.write(w, json.dumps({"plain_ms": 1e3 * (t1 - t0), "recorded_ms": 1e3 * (t2 - t1)}).encode())
+            os._exit(0)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 4096):
+            data += chunk
+        os.close(r)
+        os.waitpid(pid, 0)
+        return json.loads(data)
+
+    out = {"device": device, "shape": [rows, cols], "children": children}
+    for setting in ("parent_not_warmed", "parent_warmed"):
+        if setting == "parent_warmed":
+            with torch_op_recorder():               # what worker._preload does
+                torch.empty(1)
+        runs = [one_child() for _ in range(children)]
+        out[setting] = {k: statistics.median(r[k] for r in runs) for k in ("plain_ms", "recorded_ms")}
+    return out
+
+
+def print_recorder(r: dict) -> None:
+    print(f"aten-op recorder, one call of the built-in kernel in a forked child ({r['device']}, "
+          f"{r['shape'][0]}x{r['shape'][1]}, median of {r['children']} children):")
+    print(f"{'parent':20s} {'plain ms':>10s} {'recorded ms':>12s} {'extra ms':>10s}")
+    for setting in ("parent_not_warmed", "parent_warmed"):
+        m = r[setting]
+        print(f"{setting:20s} {m['plain_ms']:10.2f} {m['recorded_ms']:12.2f} {m['recorded_ms'] - m['plain_ms']:10.2f}")
 
 
 # ----------------------------------------------------------------------------- transport micro-benchmark
@@ -334,10 +407,20 @@ def main() -> None:
     ap.add_argument("--transport", action="store_true",
                     help="only the tensor transport + checks micro-benchmark, before (torch.save pickles, "
                          "float64 checks) and after (raw blobs, chunked checks), on --rows x --cols float32")
+    ap.add_argument("--recorder", action="store_true",
+                    help="only the cost of recording a candidate call's aten ops (torch_compute), in forked "
+                         "children of a parent that did or did not enter the recorder once")
     ap.add_argument("--spares-ahead", type=int, help="processes forked ahead per worker (default: the verifier's)")
     ap.add_argument("--no-rehearsal", action="store_true", help="spares create their GPU context only")
     ap.add_argument("--json", default="bench_reverify.json")
     args = ap.parse_args()
+    if args.recorder:
+        rows_n, cols_n = DEFAULT_SHAPES[args.device]
+        r = recorder_bench(args.device, args.rows or rows_n, args.cols or cols_n)
+        print_recorder(r)
+        Path(args.json).write_text(json.dumps(r, indent=1))
+        print(f"wrote {args.json}")
+        return
     if args.transport:
         t = transport_bench(args.rows or 4096, args.cols or 4096, args.seeds)
         print_transport(t)
