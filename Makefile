@@ -1,8 +1,11 @@
 # The two commands a fresh machine needs (README): `make demo` and `make test`.
 PY ?= python3
 OUT ?= out/sample
+# The venv of the newest releases pyproject.toml allows (scripts/install_newest.sh), and pytest arguments for it.
+NEWEST_VENV ?= .venv-newest
+NEWEST_PYTEST_ARGS ?=
 
-.PHONY: install demo test
+.PHONY: install install-newest demo test test-newest
 
 install:
 	@bash scripts/install.sh
@@ -15,3 +18,11 @@ demo: install
 
 test: install
 	$(PY) -m pytest -q
+
+install-newest:
+	@KVDATA_NEWEST_VENV=$(NEWEST_VENV) bash scripts/install_newest.sh
+
+# The suite again against the newest releases the ranges allow (a plain `pip install -e ".[all]"`, unpinned).
+# The venv's bin/ comes first on PATH so that nothing a test starts picks up the pinned environment.
+test-newest: install-newest
+	PATH="$(abspath $(NEWEST_VENV))/bin:$$PATH" $(NEWEST_VENV)/bin/python -m pytest -q $(NEWEST_PYTEST_ARGS)

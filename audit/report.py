@@ -12,11 +12,13 @@ import math
 from importlib import resources
 from pathlib import Path
 
-from kvdata.audit.pipeline import AuditResult, summary_rows
+from kvdata.audit.outputs import audit_summary, summary_rows
+from kvdata.audit.pairs import SCORE_FIELDS
+from kvdata.audit.pipeline import AuditResult
 
 __all__ = ["render_report", "write_report", "histogram_png"]
 
-_MEASURES = ("jaccard", "containment", "cosine", "structural")
+_MEASURES = SCORE_FIELDS
 MAX_PAIRS_SHOWN = 200
 
 
@@ -65,7 +67,8 @@ def _context(result: AuditResult) -> dict:
     for p in flagged[:MAX_PAIRS_SHOWN]:
         b, t = bench_code[p.bench_id], train_code[p.train_id]
         shown.append({"bench_id": p.bench_id, "train_id": p.train_id, "reason": p.reason,
-                      "scores": {m: _fmt(getattr(p, m)) for m in _MEASURES},
+                      "kernels": p.kernels, "probe": p.probe,
+                      "scores": {m: _fmt(getattr(p, m)) for m in _MEASURES if not math.isnan(getattr(p, m))},
                       "bench_code": b, "train_code": t, "diff": _unified_diff(b, t, p.bench_id, p.train_id)})
     top = sorted(summary, key=lambda r: -max([r[f"max_{m}"] for m in _MEASURES if not math.isnan(r[f"max_{m}"])]
                                               or [0.0]))[:30]
@@ -77,9 +80,12 @@ def _context(result: AuditResult) -> dict:
         "n_flagged_bench": len({p.bench_id for p in flagged}), "n_flagged_train": len(result.flagged_train_ids()),
         "n_clean": len(result.clean_bench_ids()), "hists": hists, "pairs": shown,
         "n_pairs_not_shown": max(0, len(flagged) - MAX_PAIRS_SHOWN),
-        "top": [{"bench_id": r["bench_id"], **{m: _fmt(r[f"max_{m}"]) for m in _MEASURES},
-                 "nearest": r["nearest_jaccard"] or r["nearest_containment"] or r["nearest_cosine"]
-                 or r["nearest_structural"] or "-", "clean": r["clean"]} for r in top],
+        "measures": [m for m in _MEASURES if any(not math.isnan(r[f"max_{m}"]) for r in summary)],
+        "top": [{"bench_id": r["bench_id"], "scores": {m: _fmt(r[f"max_{m}"]) for m in _MEASURES},
+                 "nearest": next((r[f"nearest_{m}"] for m in _MEASURES if r[f"nearest_{m}"]), "-"),
+                 "clean": r["clean"]} for r in top],
+        "coverage": audit_summary(result)["coverage"],
+        "flagged_by_measure": audit_summary(result)["flagged_by_measure"],
     }
 
 

@@ -1,17 +1,21 @@
 """Semantic overlap: sentence-transformers embeddings of code, and the nearest training rows per benchmark item.
 
-Three things make this usable on a 100k-row corpus:
+What makes this usable on a 100k-row corpus:
 
-- **Long code is chunked, not cut.** Encoders see at most ``max_seq_length`` tokens (256 for all-MiniLM-L6-v2);
-  a 2,000-character kernel is ~600 tokens, and the part after the cut is usually the interesting one (the
-  kernel body after the imports). Each document is split into overlapping windows of the model's own tokens,
-  each window is embedded, and the document vector is the **token-weighted mean** of its window vectors, then
-  L2-normalised. Mean, not max: a mean of unit vectors stays a direction in the same space, so cosine between
-  two mean-pooled documents still means "similar overall content", while a per-dimension max of sentence
-  embeddings is not a point the model was trained to produce. (A benchmark task pasted inside a larger file is
-  caught by the lexical *containment* measure and by the structural trace; the semantic measure answers "is
-  this row about the same thing".)
-- **Embeddings are cached by content hash** (sha256 of model identity + chunking parameters + text) in an
+- **Whole documents, tokenised once.** Encoders see at most ``max_seq_length`` tokens (256 for all-MiniLM-L6-v2);
+  a 2,000-character kernel is ~800 tokens, and the part after a cut is usually the interesting one (the kernel
+  body after the imports). Each document is tokenised once and cut into overlapping windows of the model's own
+  tokens that cover all of it (``kvdata.audit.embedding_windows``); the windows go to the model as token ids,
+  length-sorted and packed into large batches, while a thread tokenises the next group of documents.
+- **The document vector is the token-weighted mean** of its window vectors, then L2-normalised. Mean, not max:
+  a mean of unit vectors stays a direction in the same space, so cosine between two mean-pooled documents still
+  means "similar overall content", while a per-dimension max of sentence embeddings is not a point the model was
+  trained to produce. (A benchmark task pasted inside a larger file is caught by the lexical *containment*
+  measure and by the structural trace; the semantic measure answers "is this row about the same thing".)
+- **The fast backend for the machine** (``kvdata.audit.embedding_backends``): the model's own torch modules in
+  fp16 on a GPU; ONNX Runtime int8 on a CPU, falling back to torch fp32 when the ONNX extras are missing.
+  ``backend="torch", precision="fp32"`` is the reference path.
+- **Embeddings are cached by content hash** (sha256 of model identity + chunking + backend/precision + text) in an
   SQLite file under ``cache_dir``, so a re-audit embeds only rows it has not seen.
 - **Top-k is a blocked matrix product** over normalised vectors with a running top-k, on the GPU when present,
   so 100k x 900 never materialises more than one block of scores.
@@ -22,7 +26,6 @@ be passed instead.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
@@ -30,11 +33,16 @@ import random
 import sqlite3
 import threading
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import numpy as np
+
+from kvdata.audit.embedding_backends import WindowEncoder, load_encoder
+from kvdata.audit.embedding_windows import Chunking, WindowCutter, WindowGroup
 
 logger = logging.getLogger(__name__)
 
@@ -94,100 +102,6 @@ def auto_device(device: Optional[str] = None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-_MODELS: dict[tuple[str, str], object] = {}
-_MODELS_LOCK = threading.Lock()
-
-
-def load_model(model: Optional[str] = None, device: Optional[str] = None):
-    """A SentenceTransformer, loaded once per (location, device); local directories load with the Hub offline."""
-    location, device = resolve_model(model), auto_device(device)
-    with _MODELS_LOCK:
-        if (location, device) not in _MODELS:
-            local = Path(location).is_dir()
-            if local:
-                # No network at run time: a local directory must never trigger a Hub lookup.
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            from sentence_transformers import SentenceTransformer
-            logger.info("loading embedding model %s on %s", location, device)
-            _MODELS[(location, device)] = SentenceTransformer(location, device=device, local_files_only=local)
-        return _MODELS[(location, device)]
-
-
-# ---------------------------------------------------------------------------------------------- chunking
-@dataclass(frozen=True)
-class Chunking:
-    """How a document is split into model-sized windows. Part of the cache key."""
-
-    window_tokens: int = 0          # 0: the model's max_seq_length minus its two special tokens
-    overlap_tokens: int = 32        # consecutive windows share this many tokens, so no statement is cut blind
-    max_windows: int = 64           # a 1 MB file is not worth 1,000 windows: beyond this, windows are sampled evenly
-
-    def resolved(self, model) -> "Chunking":
-        if self.window_tokens:
-            return self
-        return Chunking(max(16, int(model.max_seq_length) - 2), self.overlap_tokens, self.max_windows)
-
-    def key(self) -> str:
-        return f"w{self.window_tokens}-o{self.overlap_tokens}-m{self.max_windows}-meanpool"
-
-
-def _window_starts(n_tokens: int, window: int, overlap: int, max_windows: int) -> list[int]:
-    if n_tokens <= window:
-        return [0]
-    step = max(1, window - overlap)
-    starts = list(range(0, n_tokens - window + step, step))
-    starts[-1] = min(starts[-1], n_tokens - window)  # the last window ends at the last token
-    if len(starts) > max_windows:
-        picks = np.linspace(0, len(starts) - 1, max_windows).round().astype(int)
-        starts = [starts[i] for i in sorted(set(picks.tolist()))]
-    return starts
-
-
-def chunk_documents(texts: Sequence[str], tokenizer, chunking: Chunking) -> list[list[tuple[str, int]]]:
-    """For each text, its windows as (substring of the original text, number of tokens).
-
-    Windows are cut on token boundaries using the tokenizer's character offsets and then re-sliced from the
-    original text, so the encoder sees real code (whitespace and case intact), not detokenised word pieces.
-    Tokenizers without offsets fall back to character windows of ~4 characters per token.
-    """
-    window, overlap = chunking.window_tokens, chunking.overlap_tokens
-    try:
-        with _quiet("transformers.tokenization_utils_base"):  # "sequence longer than max": we know, we chunk
-            enc = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True,
-                            truncation=False, verbose=False)
-        offsets = enc["offset_mapping"]
-    except (NotImplementedError, TypeError, ValueError, KeyError):
-        offsets = None
-    docs: list[list[tuple[str, int]]] = []
-    for i, text in enumerate(texts):
-        if offsets is None:
-            chars, step = window * 4, (window - overlap) * 4
-            pieces = [text[s:s + chars] for s in range(0, max(1, len(text) - overlap * 4), step)] or [text]
-            docs.append([(p, max(1, len(p) // 4)) for p in pieces])
-            continue
-        spans = offsets[i]
-        if len(spans) <= window:
-            docs.append([(text, max(1, len(spans)))])
-            continue
-        windows = []
-        for s in _window_starts(len(spans), window, overlap, chunking.max_windows):
-            e = min(s + window, len(spans))
-            windows.append((text[spans[s][0]:spans[e - 1][1]], e - s))
-        docs.append(windows)
-    return docs
-
-
-@contextlib.contextmanager
-def _quiet(logger_name: str):
-    log = logging.getLogger(logger_name)
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        log.setLevel(level)
-
-
 # ---------------------------------------------------------------------------------------------- cache
 class EmbeddingCache:
     """Document vectors by content key, in one SQLite file (safe for concurrent readers and one writer)."""
@@ -224,37 +138,67 @@ class EmbeddingCache:
 
 
 # ---------------------------------------------------------------------------------------------- embedding
+# Per-device defaults: windows per model call, and characters of documents cut ahead on the tokenising thread.
+_GPU_BATCH, _CPU_BATCH = 4096, 32
+_GPU_GROUP_CHARS, _CPU_GROUP_CHARS = 2_000_000, 64_000
+
+
 @dataclass
 class Embedder:
-    """Embeds documents with one model, chunked and cached. Counters say what the last calls did."""
+    """Embeds documents with one model, chunked and cached. Counters say what the last calls did.
+
+    ``backend``/``precision``: ``"auto"`` is torch fp16 on a GPU and ONNX Runtime int8 on a CPU (torch fp32 there
+    when the ONNX extras are missing; ``note`` then says so). ``batch_size`` is windows per model call.
+    """
 
     model: Optional[str] = None
     device: Optional[str] = None
     cache_dir: Optional[str | os.PathLike] = None
     batch_size: Optional[int] = None
     chunking: Chunking = field(default_factory=Chunking)
-    progress: bool = False
+    progress: bool = True
+    backend: str = "auto"
+    precision: str = "auto"
     commit_every: int = 4096        # documents embedded between cache commits
     n_cached: int = 0               # documents served from the cache
     n_embedded: int = 0             # documents run through the model
     n_windows: int = 0              # windows run through the model
+    n_tokens: int = 0               # padded tokens run through the model
 
     def __post_init__(self) -> None:
-        self._st = load_model(self.model, self.device)
-        self.device = str(self._st.device)
         self.location = resolve_model(self.model)
-        self.chunking = self.chunking.resolved(self._st)
         self.identity = model_identity(self.location)
+        self._encoder: WindowEncoder = load_encoder(self.location, self.identity, auto_device(self.device),
+                                                    self.backend, self.precision)
+        self.device, self.backend, self.precision = self._encoder.device, self._encoder.backend, self._encoder.precision
+        self.note = self._encoder.note
+        windows, longest = self.default_batch_size(), self._encoder.max_seq_length
+        self._cutter = WindowCutter(self._encoder.tokenizer, self.chunking, batch_tokens=windows * longest,
+                                    max_batch_windows=windows, max_seq_length=longest)
+        self.chunking = self._cutter.chunking
+        self.group_chars = _CPU_GROUP_CHARS if self.device.startswith("cpu") else _GPU_GROUP_CHARS
         self._cache = EmbeddingCache(self.cache_dir) if self.cache_dir else None
+
+    @property
+    def encoder_key(self) -> str:
+        """Backend and precision, as they enter the cache key (``torch-fp16``, ``onnx-int8-matmul-avx2``, ...)."""
+        return self._encoder.key
 
     def content_key(self, text: str) -> str:
         h = hashlib.sha256()
-        h.update(f"{self.identity}\0{self.chunking.key()}\0".encode())
+        h.update(f"{self.identity}\0{self.chunking.key()}\0{self.encoder_key}\0".encode())
         h.update(text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()
 
     def default_batch_size(self) -> int:
-        return self.batch_size or (256 if self.device.startswith("cuda") else 32)
+        if self.batch_size:
+            return self.batch_size
+        if self.device.startswith("cpu"):
+            return max(_CPU_BATCH, 4 * self._encoder.threads)  # ONNX: enough windows for every thread
+        return _GPU_BATCH
+
+    def dimension(self) -> int:
+        return self._encoder.dimension()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """(n, dim) float32, rows L2-normalised; identical texts are embedded once."""
@@ -263,59 +207,109 @@ class Embedder:
         known = self._cache.get_many(keys) if self._cache is not None else {}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
         self.n_cached += len(texts) - sum(1 for k in keys if k in todo)
-        pending = list(todo.items())
-        for start in range(0, len(pending), self.commit_every):
-            # Committed part by part: an interrupted audit keeps what it embedded.
-            part = pending[start:start + self.commit_every]
-            fresh = dict(zip((k for k, _ in part), self._embed_uncached([t for _, t in part])))
-            self.n_embedded += len(fresh)
-            if self._cache is not None:
-                self._cache.put_many(fresh)
-            known.update(fresh)
+        pending_keys, pending_texts = list(todo), list(todo.values())
+        from tqdm.auto import tqdm
+        with tqdm(total=len(pending_texts), desc=f"embedding ({self.encoder_key}, {self.device})", unit="doc",
+                  disable=not self.progress or not pending_texts) as bar:
+            fresh: dict[str, np.ndarray] = {}
+            done = 0
+            for vecs in self._vectors(pending_texts):
+                part = dict(zip(pending_keys[done:done + len(vecs)], vecs))
+                done += len(vecs)
+                fresh.update(part)
+                self.n_embedded += len(vecs)
+                bar.update(len(vecs))
+                if len(fresh) >= self.commit_every or done == len(pending_texts):
+                    # Committed part by part: an interrupted audit keeps what it embedded.
+                    if self._cache is not None:
+                        self._cache.put_many(fresh)
+                    known.update(fresh)
+                    fresh = {}
         if not texts:
             return np.zeros((0, self.dimension()), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
-    def dimension(self) -> int:
-        return int(self._embed_uncached(["x"]).shape[1])
+    def _embed_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` straight from the model (no cache), (n, dim) float32."""
+        parts = list(self._vectors(list(texts)))
+        return np.concatenate(parts) if parts else np.zeros((0, self.dimension()), dtype=np.float32)
 
-    def _embed_uncached(self, texts: list[str]) -> np.ndarray:
-        docs = chunk_documents(texts, self._st.tokenizer, self.chunking)
-        flat = [w for windows in docs for w, _ in windows]
-        weights = np.array([n for windows in docs for _, n in windows], dtype=np.float32)
-        self.n_windows += len(flat)
-        vecs = self._st.encode(flat, batch_size=self.default_batch_size(), convert_to_numpy=True,
-                               normalize_embeddings=True, show_progress_bar=self.progress)
-        vecs = np.asarray(vecs, dtype=np.float32)
-        out = np.empty((len(docs), vecs.shape[1]), dtype=np.float32)
-        row = 0
-        for i, windows in enumerate(docs):
-            n = len(windows)
-            pooled = (vecs[row:row + n] * weights[row:row + n, None]).sum(axis=0)
-            out[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
-            row += n
-        return out
+    def _vectors(self, texts: list[str]) -> Iterator[np.ndarray]:
+        """Document vectors group by group, in order; the next groups are tokenised and cut on a thread meanwhile."""
+        bounds = _groups(texts, self.group_chars)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kvdata-tokenise") as pool:
+            ahead: deque = deque()
+            upcoming = iter(bounds)
+            for lo, hi in upcoming:
+                ahead.append(pool.submit(self._cutter.cut, texts[lo:hi]))
+                if len(ahead) == 2:
+                    break
+            while ahead:
+                group = ahead.popleft().result()
+                nxt = next(upcoming, None)
+                if nxt is not None:
+                    ahead.append(pool.submit(self._cutter.cut, texts[nxt[0]:nxt[1]]))
+                yield self._pool(group)
+
+    def _pool(self, group: WindowGroup) -> np.ndarray:
+        """The token-weighted mean of each document's window vectors, L2-normalised."""
+        import torch
+        import torch.nn.functional as F
+        dev = torch.device(self.device)
+        acc = None
+        for batch in group.batches:
+            vecs = self._encoder.encode(batch)
+            if acc is None:
+                acc = torch.zeros((group.n_docs, vecs.shape[1]), dtype=torch.float32, device=dev)
+            weight = torch.from_numpy(batch.weight).to(dev)
+            acc.index_add_(0, torch.from_numpy(batch.doc_index).to(dev), vecs * weight[:, None])
+            self.n_windows += len(batch.doc_index)
+            self.n_tokens += batch.n_tokens
+        if acc is None:
+            return np.zeros((0, self.dimension()), dtype=np.float32)
+        return F.normalize(acc, dim=1).cpu().numpy()
+
+
+def _groups(texts: Sequence[str], max_chars: int) -> list[tuple[int, int]]:
+    """Consecutive [lo, hi) runs of ``texts`` of about ``max_chars`` characters each (at least one text)."""
+    bounds, lo, size = [], 0, 0
+    for i, t in enumerate(texts):
+        size += len(t)
+        if size >= max_chars:
+            bounds.append((lo, i + 1))
+            lo, size = i + 1, 0
+    if lo < len(texts):
+        bounds.append((lo, len(texts)))
+    return bounds
 
 
 _EMBEDDERS: dict[tuple, Embedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
 
 
-def _embedder(model, cache_dir, device, batch_size) -> Embedder:
-    key = (resolve_model(model), auto_device(device), str(cache_dir) if cache_dir else None, batch_size)
-    if key not in _EMBEDDERS:
-        _EMBEDDERS[key] = Embedder(model=model, device=device, cache_dir=cache_dir, batch_size=batch_size)
-    return _EMBEDDERS[key]
+def _embedder(model, cache_dir, device, batch_size, backend, precision) -> Embedder:
+    key = (resolve_model(model), auto_device(device), str(cache_dir) if cache_dir else None, batch_size, backend,
+           precision)
+    with _EMBEDDERS_LOCK:
+        if key not in _EMBEDDERS:
+            _EMBEDDERS[key] = Embedder(model=model, device=device, cache_dir=cache_dir, batch_size=batch_size,
+                                       backend=backend, precision=precision)
+        return _EMBEDDERS[key]
 
 
 def embed(texts: Sequence[str], model: Optional[str] = None, cache_dir=None, device: Optional[str] = None,
-          batch_size: Optional[int] = None, stats: Optional[dict] = None) -> np.ndarray:
-    """Embed ``texts`` (n, dim), L2-normalised, chunked; ``stats`` (if given) receives cached/embedded counts."""
-    emb = _embedder(model, cache_dir, device, batch_size)
+          batch_size: Optional[int] = None, stats: Optional[dict] = None, backend: str = "auto",
+          precision: str = "auto", progress: bool = True) -> np.ndarray:
+    """Embed ``texts`` (n, dim), L2-normalised, chunked; ``stats`` (if given) receives cached/embedded counts,
+    the backend used and, when the requested one was replaced, a ``note`` saying why."""
+    emb = _embedder(model, cache_dir, device, batch_size, backend, precision)
+    emb.progress = progress
     before = (emb.n_cached, emb.n_embedded, emb.n_windows)
     vecs = emb.embed(texts)
     if stats is not None:
         stats.update(cached=emb.n_cached - before[0], embedded=emb.n_embedded - before[1],
-                     windows=emb.n_windows - before[2], device=emb.device, model=emb.location)
+                     windows=emb.n_windows - before[2], device=emb.device, model=emb.location,
+                     backend=emb.encoder_key, note=emb.note)
     return vecs
 
 
@@ -346,12 +340,18 @@ def nearest_neighbours(queries: np.ndarray, corpus: np.ndarray, k: int = 5, devi
 
 def semantic_topk(bench_ids: Sequence, bench_texts: Sequence[str], train_ids: Sequence, train_texts: Sequence[str],
                   k: int = 5, model: Optional[str] = None, cache_dir=None, device: Optional[str] = None,
-                  batch_size: Optional[int] = None) -> list[tuple]:
-    """For every benchmark item, its ``k`` nearest training rows: [(bench_id, train_id, cosine)], best first."""
+                  batch_size: Optional[int] = None, backend: str = "auto", precision: str = "auto",
+                  progress: bool = True, stats: Optional[dict] = None) -> list[tuple]:
+    """For every benchmark item, its ``k`` nearest training rows: [(bench_id, train_id, cosine)], best first.
+
+    ``stats`` (if given) receives the training side's embedding counts, backend and note (see :func:`embed`).
+    """
     if len(bench_ids) != len(bench_texts) or len(train_ids) != len(train_texts):
         raise ValueError("ids and texts must have the same length on each side")
-    bench = embed(bench_texts, model=model, cache_dir=cache_dir, device=device, batch_size=batch_size)
-    train = embed(train_texts, model=model, cache_dir=cache_dir, device=device, batch_size=batch_size)
+    opts = dict(model=model, cache_dir=cache_dir, device=device, batch_size=batch_size, backend=backend,
+                precision=precision, progress=progress)
+    bench = embed(bench_texts, **opts)
+    train = embed(train_texts, stats=stats, **opts)
     scores, idx = nearest_neighbours(bench, train, k=k, device=device)
     return [(bench_ids[b], train_ids[int(idx[b, j])], float(scores[b, j]))
             for b in range(len(bench_ids)) for j in range(idx.shape[1])]
@@ -390,30 +390,36 @@ def synthetic_code_docs(n_docs: int, doc_chars: int = 2000, seed: int = 0) -> li
 
 
 def embedding_throughput(n_docs: int = 512, device: Optional[str] = None, doc_chars: int = 2000,
-                         model: Optional[str] = None, batch_size: Optional[int] = None) -> dict:
-    """Documents per second through chunking + encoding + pooling (no cache), after a warm-up batch.
+                         model: Optional[str] = None, batch_size: Optional[int] = None, backend: str = "auto",
+                         precision: str = "auto", docs: Optional[Sequence[str]] = None) -> dict:
+    """Documents per second through tokenising, windowing, encoding and pooling (no cache), after a warm-up.
 
-    Model loading and the warm-up are excluded; tokenisation and chunking are included, since a real audit
-    pays them too.
+    Model loading (and, for ONNX, the one-time export) and the warm-up are excluded; tokenisation is included,
+    since a real audit pays it too. ``docs`` replaces the synthetic documents.
     """
     import torch
-    emb = Embedder(model=model, device=device, batch_size=batch_size)
-    emb._embed_uncached(synthetic_code_docs(min(n_docs, 2 * emb.default_batch_size()), doc_chars, seed=1))
-    docs = synthetic_code_docs(n_docs, doc_chars, seed=2)
-    if emb.device.startswith("cuda"):
+    emb = Embedder(model=model, device=device, batch_size=batch_size, backend=backend, precision=precision,
+                   progress=False)
+    cuda = emb.device.startswith("cuda")
+    warm = synthetic_code_docs(min(n_docs, 1024 if cuda else 4), doc_chars, seed=1)  # one full GPU batch
+    emb._embed_uncached(warm)
+    docs = list(docs) if docs is not None else synthetic_code_docs(n_docs, doc_chars, seed=2)
+    if cuda:
         torch.cuda.synchronize()
-    windows_before = emb.n_windows
-    t0 = time.perf_counter()
+    windows_before, tokens_before = emb.n_windows, emb.n_tokens
+    t0, cpu0 = time.perf_counter(), time.process_time()
     emb._embed_uncached(docs)
-    if emb.device.startswith("cuda"):
+    if cuda:
         torch.cuda.synchronize()
-    seconds = time.perf_counter() - t0
-    name = torch.cuda.get_device_name(0) if emb.device.startswith("cuda") else "cpu"
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     return {
-        "docs_per_s": n_docs / seconds, "seconds": seconds, "n_docs": n_docs, "doc_chars": doc_chars,
-        "windows_per_doc": (emb.n_windows - windows_before) / max(1, n_docs), "device": emb.device,
-        "device_name": name, "model": emb.location, "batch_size": emb.default_batch_size(),
-        "torch": torch.__version__, "sentence_transformers": _st_version(),
+        "docs_per_s": len(docs) / seconds, "seconds": seconds, "cpu_seconds": cpu, "n_docs": len(docs),
+        "doc_chars": doc_chars if docs is None else float(np.mean([len(d) for d in docs])),
+        "windows_per_doc": (emb.n_windows - windows_before) / max(1, len(docs)),
+        "tokens_per_doc": (emb.n_tokens - tokens_before) / max(1, len(docs)),
+        "device": emb.device, "device_name": torch.cuda.get_device_name(0) if cuda else "cpu",
+        "backend": emb.encoder_key, "note": emb.note, "model": emb.location, "batch_size": emb.default_batch_size(),
+        "chunking": emb.chunking.key(), "torch": torch.__version__, "sentence_transformers": _st_version(),
     }
 
 

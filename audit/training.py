@@ -1,8 +1,9 @@
 """The training side of an overlap audit: rows with an id, the code to compare, and (optionally) a PyTorch reference.
 
 Accepted inputs: a built kvdata folder (``data/<config>/*.parquet``; all kernel configs, or the ones named), one
-config folder of parquet shards, or a single JSONL / JSON / parquet file with ``id`` and ``code`` columns (names
-overridable). Parquet is read directly with pyarrow: no ``datasets`` cache, no copy.
+config folder of parquet shards, a single JSONL / JSON / parquet file with ``id`` and ``code`` columns (names
+overridable), or a folder of source files (``*.py``, ``*.cu``, ``*.hip``, ``*.cpp``, ...: one row per file, its id
+the path inside the folder), such as a tree of Triton files mined from packages. Parquet is read directly with pyarrow: no ``datasets`` cache, no copy.
 Without an input, :func:`bundled_sample_rows` builds the bundled sample into a temporary folder.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-__all__ = ["TrainingRows", "load_training", "bundled_sample_rows"]
+__all__ = ["TrainingRows", "load_training", "bundled_sample_rows", "source_files", "SOURCE_SUFFIXES"]
 
 
 @dataclass
@@ -60,6 +61,15 @@ def _built_config_files(folder: Path, configs: Optional[Sequence[str]]) -> list[
     return files
 
 
+SOURCE_SUFFIXES = (".py", ".cu", ".cuh", ".hip", ".cpp", ".cc", ".h", ".hpp")
+
+
+def source_files(folder: Path) -> list[Path]:
+    """Source files under ``folder`` (recursively, hidden folders skipped), in a stable order."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix in SOURCE_SUFFIXES
+                  and not any(part.startswith(".") for part in f.relative_to(folder).parts))
+
+
 def load_training(path: str | Path, *, id_column: str = "id", code_column: str = "code",
                   pytorch_column: str = "pytorch_code", configs: Optional[Sequence[str]] = None) -> TrainingRows:
     """Training rows from a built folder, a folder of parquet shards, or one file.
@@ -73,7 +83,13 @@ def load_training(path: str | Path, *, id_column: str = "id", code_column: str =
     if p.is_dir():
         files = _built_config_files(p, configs) if (p / "data").is_dir() else sorted(p.glob("*.parquet"))
         if not files:
-            raise ValueError(f"{p}: no parquet shards (expected a built folder data/<config>/*.parquet)")
+            sources = source_files(p)
+            if sources:
+                return TrainingRows([f.relative_to(p).as_posix() for f in sources],
+                                    [f.read_text(encoding="utf-8", errors="replace") for f in sources],
+                                    [None] * len(sources), str(p))
+            raise ValueError(f"{p}: no parquet shards (expected a built folder data/<config>/*.parquet) and no "
+                             f"source files ({', '.join(SOURCE_SUFFIXES)})")
         code_column = "kernel_code"
     else:
         files = [p]

@@ -28,11 +28,9 @@ from typing import Any, Iterable, Optional
 import yaml
 
 from kvdata.builders.base import SourceSpec
+from kvdata.dedup import DEFAULT_NEAR_DUP_THRESHOLD
+from kvdata.minhash import DEFAULT_NUM_PERM, DEFAULT_SHINGLE
 
-#: Jaccard similarity (estimated by MinHash over shingles of normalised kernel code) at and
-#: above which a row is a near duplicate of a kept row *for the same normalised reference*
-#: (different references are different tasks however alike the kernels). See docs/notes/build-pipeline.md.
-DEFAULT_NEAR_DUP_THRESHOLD = 0.85
 DEFAULT_ROWS_PER_SHARD = 50_000
 DEFAULT_BATCH_SIZE = 4_000
 
@@ -54,8 +52,8 @@ class BuildConfig:
     allow_license: Optional[frozenset[str]] = None      # None: kvdata.licenses.DEFAULT_ALLOW
     near_dup_threshold: float = DEFAULT_NEAR_DUP_THRESHOLD
     dedup: bool = True
-    num_perm: int = 128
-    shingle: int = 5
+    num_perm: int = DEFAULT_NUM_PERM
+    shingle: int = DEFAULT_SHINGLE
     rows_per_shard: int = DEFAULT_ROWS_PER_SHARD
     batch_size: int = DEFAULT_BATCH_SIZE
     #: worker processes that fingerprint batches (normalise + MinHash) while the main process

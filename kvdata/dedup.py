@@ -20,15 +20,16 @@ dropped row's reject message names the kept row it duplicates.
   kernel configs (the same kernel for a different reference is a different task), of
   the whitespace-collapsed question and answer for ``qa``.
 * Near (kernel configs only): MinHash signatures of the normalised kernel code from
-  ``kvdata.audit.lexical`` (the one MinHash of the project), compared only between rows
+  :mod:`kvdata.minhash` (the one MinHash/LSH core of the project), compared only between rows
   with the same normalised reference (``pytorch_code``; rows without one form one group).
   Like exact dedup, a row is a (reference, kernel) pair: kernels for *different* references
   compute different things however alike their text (template-generated HIP Tanh and GELU
   extensions score 0.84, GEMM and GEMM+ReLU 0.98), while near-identical kernels for the
   same reference are redundant variants of one task, of which the priority keeps the best.
   Candidates share an LSH band (banded a little below the threshold, for recall; the band
-  values mix in the reference key); each is confirmed by its estimated Jaccard >= threshold. Rows whose band values collide with no other row's are kept
-  without entering the Python loop (vectorised pre-filter). QA rows are not
+  values mix in the reference key); each is confirmed by its estimated Jaccard >= threshold.
+  Rows whose band values collide with no other row's are kept without entering the Python
+  loop (vectorised pre-filter). QA rows are not
   near-deduplicated: templated questions about sibling APIs (``rocblas_sgemm`` /
   ``rocblas_dgemm``) are near-identical text yet distinct rows.
 * Ids (on even without dedup): a row whose id was already kept (same subset / task /
@@ -45,12 +46,19 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import xxhash
 
+from kvdata.minhash import DEFAULT_NUM_PERM, DEFAULT_SHINGLE, EMPTY, LSHIndex, MinHasher, colliding_rows
+from kvdata.normalize import normalize_code
 from kvdata.schema import QA_CONFIG, RejectReason
+from kvdata.shingles import DEFAULT_SEED
 
 _WS = re.compile(r"\s+")
 _U64 = np.uint64
-_EMPTY = np.iinfo(np.uint64).max        # MinHasher's value of a bin no shingle fell into
-_FOLD = 0x9E3779B97F4A7C15               # odd multiplier folding a band's values into one hash
+_SALT = 0x9E3779B97F4A7C15               # odd multiplier spreading a reference key over a band value's bits
+
+#: Jaccard similarity (estimated by MinHash over shingles of normalised kernel code) at and above which a row is
+#: a near duplicate of a kept row *for the same normalised reference* (different references are different tasks
+#: however alike the kernels). See docs/notes/build-pipeline.md.
+DEFAULT_NEAR_DUP_THRESHOLD = 0.85
 
 Decision = Optional[tuple[RejectReason, str]]
 
@@ -61,9 +69,9 @@ CORRECT_RANK = {True: 0, None: 1, False: 2}
 # ----------------------------------------------------------------- fingerprints
 @dataclass(frozen=True)
 class FingerprintSettings:
-    num_perm: int = 128
-    shingle: int = 5
-    seed: int = 1
+    num_perm: int = DEFAULT_NUM_PERM
+    shingle: int = DEFAULT_SHINGLE
+    seed: int = DEFAULT_SEED
     near: bool = True
 
 
@@ -74,7 +82,7 @@ def dedup_texts(config: str, records: Sequence[Any]) -> tuple[list[str], list[st
     return [r.kernel_code for r in records], [r.pytorch_code or "" for r in records]
 
 
-_HASHERS: dict[FingerprintSettings, Any] = {}
+_HASHERS: dict[FingerprintSettings, MinHasher] = {}
 
 
 @dataclass
@@ -97,8 +105,6 @@ def fingerprint(config: str, first: list[str], second: list[str], settings: Fing
         digests = [xxhash.xxh3_128_digest((_WS.sub(" ", q).strip() + "\x1f" + _WS.sub(" ", a).strip())
                                           .encode("utf-8", "surrogatepass")) for q, a in zip(first, second)]
         return Fingerprints(digests)
-    from kvdata.audit.normalize import normalize_code
-
     kernels = [normalize_code(k) for k in first]
     refs: dict[str, tuple[str, int]] = {}
     digests, ref_keys = [], []
@@ -113,8 +119,6 @@ def fingerprint(config: str, first: list[str], second: list[str], settings: Fing
         return Fingerprints(digests, ref_keys)
     hasher = _HASHERS.get(settings)
     if hasher is None:
-        from kvdata.audit.lexical import MinHasher
-
         hasher = _HASHERS[settings] = MinHasher(num_perm=settings.num_perm, shingle=settings.shingle,
                                                 seed=settings.seed)
     return Fingerprints(digests, ref_keys, np.asarray(hasher.signatures(kernels)))
@@ -198,8 +202,8 @@ class Candidates:
 @dataclass(frozen=True)
 class DedupSettings:
     dedup: bool = True
-    threshold: float = 0.85
-    num_perm: int = 128
+    threshold: float = DEFAULT_NEAR_DUP_THRESHOLD
+    num_perm: int = DEFAULT_NUM_PERM
 
     @property
     def lsh_threshold(self) -> float:
@@ -208,79 +212,44 @@ class DedupSettings:
         return min(0.95, max(0.5, self.threshold - 0.1))
 
 
-def band_hashes(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """(n, bands) uint64: each band's ``rows`` signature values folded into one 64-bit value."""
-    cut = sigs[:, :bands * rows].reshape(len(sigs), bands, rows)
-    with np.errstate(over="ignore"):
-        h = cut[:, :, 0].copy()
-        for j in range(1, rows):
-            h = h * _U64(_FOLD) + cut[:, :, j]
-        h ^= h >> _U64(31)
-    return h
-
-
-def colliding_rows(bh: np.ndarray) -> np.ndarray:
-    """Boolean mask of the rows sharing at least one band value with another row.
-
-    Only these can be (or have) near duplicates; the rest skip the candidate loop."""
-    out = np.zeros(len(bh), dtype=bool)
-    for b in range(bh.shape[1]):
-        col = bh[:, b]
-        order = np.argsort(col, kind="stable")
-        s = col[order]
-        same = s[1:] == s[:-1]
-        hit = np.zeros(len(s), dtype=bool)
-        hit[1:] |= same
-        hit[:-1] |= same
-        out[order[hit]] = True
-    return out
-
-
 class NearIndex:
-    """Band tables of the kept rows (band value -> kept row indices, in keep order).
+    """The LSH index of the kept rows, grown row by row as rows are kept (candidates are kept rows).
 
-    Rows are only ever added after being kept, so candidates are kept rows, and the first
-    of equally similar candidates is the one of highest priority."""
+    Band values mix in each row's reference key, so rows of different references never share one. Candidates come
+    in band order, then keep order (:meth:`kvdata.minhash.LSHIndex.query_band_hashes`), and the first of equally
+    similar candidates wins."""
 
     def __init__(self, sigs: np.ndarray, ref_keys: np.ndarray, settings: DedupSettings) -> None:
-        from kvdata.audit.lexical import lsh_bands
-
         self.sigs = sigs
         self.ref_keys = ref_keys
         self.threshold = settings.threshold
-        bands, rows = lsh_bands(settings.lsh_threshold, settings.num_perm)
-        with np.errstate(over="ignore"):   # rows of different references never share a band value
-            bh = band_hashes(sigs, bands, rows) ^ (ref_keys * _U64(_FOLD))[:, None]
-        empty = (sigs == _EMPTY).all(axis=1)    # no shingle at all: never a near duplicate
+        self._lsh = LSHIndex(settings.lsh_threshold, settings.num_perm)
+        with np.errstate(over="ignore"):
+            bh = self._lsh.band_hashes(sigs) ^ (ref_keys * _U64(_SALT))[:, None]
+        empty = (sigs == EMPTY).all(axis=1)    # no shingle at all: never a near duplicate
         self.active = colliding_rows(bh) & ~empty
         self._bh = bh
-        self._tables: list[dict[int, list[int]]] = [{} for _ in range(bands)]
 
     def best_match(self, i: int) -> Optional[tuple[int, float]]:
         """(kept row, estimated Jaccard) of the most similar kept row at or above the threshold."""
         if not self.active[i]:
             return None
-        cands: dict[int, None] = {}
-        for table, h in zip(self._tables, self._bh[i].tolist()):
-            hit = table.get(h)
-            if hit:
-                cands.update(dict.fromkeys(hit))
+        cands = self._lsh.query_band_hashes(self._bh[i])
         if not cands:
             return None
-        idx = np.fromiter(cands, dtype=np.int64, count=len(cands))
+        idx = np.array(cands, dtype=np.int64)
         idx = idx[self.ref_keys[idx] == self.ref_keys[i]]
         if not len(idx):
             return None
         est = (self.sigs[idx] == self.sigs[i]).mean(axis=1)
-        best = int(np.argmax(est))          # first maximum: the earliest kept (highest priority)
+        best = int(np.argmax(est))          # the first maximum
         if est[best] >= self.threshold:
             return int(idx[best]), float(est[best])
         return None
 
     def add(self, i: int) -> None:
         if self.active[i]:
-            for table, h in zip(self._tables, self._bh[i].tolist()):
-                table.setdefault(h, []).append(i)
+            self._lsh.insert_band_hashes([i], self._bh[i:i + 1])
 
 
 def decide(cands: Candidates, settings: DedupSettings, kept_ids: set[str]) -> list[Decision]:

@@ -3,6 +3,7 @@
 #   system: hipcc (ROCm 5.2, compile-only HIP checks for gfx90a/gfx940), clang-19 (gfx942 device code),
 #           bubblewrap (sandbox for untrusted samples)
 #   python: torch 2.13 CPU + triton 3.7.1 (ci/constraints-cpu.txt), then kvdata with all extras.
+# `install.sh --system-only` does the system part alone (scripts/install_newest.sh uses it for its own venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -21,6 +22,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     echo "[install] warning: missing ${need_apt[*]} and cannot apt-get; HIP compile tests and bwrap isolation will be skipped" >&2
   fi
 fi
+if [ "${1:-}" = --system-only ]; then exit 0; fi
 
 if ! $PY -c "import torch, triton" 2>/dev/null; then
   echo "[install] torch + triton (CPU)"

@@ -56,6 +56,26 @@ def test_structural_veto_unflags_lookalikes():
     assert paraphrase.flagged and paraphrase.reason == "structural>=0.95"
 
 
+def test_behavioural_veto_and_what_it_spares():
+    th = Thresholds()
+    # a look-alike whose text and graph match but whose outputs differ: every whole-code reason is vetoed
+    same_graph = flag_pair(PairScores("b", "t", jaccard=0.9, structural=1.0, structural_containment=1.0,
+                                      behavioural=0.0), th)
+    assert not same_graph.flagged and same_graph.reason.startswith("vetoed:behavioural")
+    # a task fused into a bigger model: as a whole it computes something else, but its graph is inside
+    fused = flag_pair(PairScores("b", "t", structural=0.4, structural_containment=1.0, behavioural=0.0), th)
+    assert fused.flagged and fused.reason == "structural_containment>=0.95"
+    # a benchmark kernel in a Triton library file: probing says nothing about kernels
+    kernel = flag_pair(PairScores("b", "t", kernel_jaccard=0.9, behavioural=0.0), th)
+    assert kernel.flagged and kernel.reason == "kernel_jaccard>=0.7"
+    # behaviour alone flags a paraphrase nothing else sees
+    para = flag_pair(PairScores("b", "t", jaccard=0.1, structural=0.3, behavioural=1.0), th)
+    assert para.flagged and para.reason == "behavioural>=0.999"
+    # probed pairs are judged by behaviour, not by the structural veto
+    probed = flag_pair(PairScores("b", "t", jaccard=0.9, structural=0.2, behavioural=1.0), th)
+    assert probed.flagged and "jaccard" in probed.reason
+
+
 def test_lookalikes_stay_unflagged_with_structural(kb):
     structural = pytest.importorskip("kvdata.audit.structural")
     assert structural  # the combined rule needs the op-graph measure to tell look-alikes apart

@@ -108,7 +108,7 @@ def test_hang_and_crash_cost_only_themselves(traced, fixtures):
 
 
 def test_wedged_worker_is_killed_and_the_rest_continue(tmp_path, monkeypatch, fixtures):
-    monkeypatch.setattr(S, "ANSWER_GRACE_S", 2.0)
+    monkeypatch.setattr(S.tracing, "ANSWER_GRACE_S", 2.0)
     codes = {"before": fixtures["ref/softmax"], "wedged": ALARM_IGNORED, "after": fixtures["softmax/para_module_form"]}
     errors: dict = {}
     fps = S.fingerprint_many(codes, timeout_s=2, workers=1, errors=errors)
@@ -145,11 +145,11 @@ def test_structural_pairs_flags_paraphrases_not_lookalikes(traced, fixtures):
 def test_untrusted_worker_output_is_rejected_not_trusted():
     forward_ref = {"i": 0, "key": "k", "ok": True, "graphs": [{"nodes": [{"op": "aten.relu.default",
                                                                          "args": [{"n": 3}]}]}]}
-    _, value = S._parse_line(json.dumps(forward_ref).encode(), 0, "k")
+    _, value = S.tracing._parse_line(json.dumps(forward_ref).encode(), 0, "k")
     assert isinstance(value, S.TraceError)
-    _, value = S._parse_line(b'{"i": 0, "key": "other", "ok": true, "graphs": []}', 0, "k")
+    _, value = S.tracing._parse_line(b'{"i": 0, "key": "other", "ok": true, "graphs": []}', 0, "k")
     assert isinstance(value, S.TraceError) and "out of order" in value.message
-    _, value = S._parse_line(b"not json", 0, "k")
+    _, value = S.tracing._parse_line(b"not json", 0, "k")
     assert isinstance(value, S.TraceError)
 
 

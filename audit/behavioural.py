@@ -1,0 +1,286 @@
+"""Behavioural equivalence: two references that compute the same function are the same task.
+
+The structural measure compares graphs, and a paraphrase can compute the same function through another graph
+(``F.gelu(x, approximate="tanh")`` against the formula, ``x * torch.rsqrt(...)`` against ``x / torch.sqrt(...)``,
+a raw-``Parameter`` ``F.conv2d`` against ``nn.Conv2d``). This measure runs both references on the CPU at small
+sizes on shared probe inputs, with shared weights, and compares their outputs under a tolerance:
+
+- discovery of the references in each code (``Model``, a Triton row's torch helper, a model buried in a utility
+  file): :mod:`kvdata.audit.discover`;
+- one size for both, the follower rebuilt to fit the provider's inputs (other sizes, reordered constructor
+  arguments): :mod:`kvdata.audit._probe_sizes`;
+- weights matched by shape and role and copied across, probe inputs from several seeds and scales, eval and
+  train mode, the tolerance: :mod:`kvdata.audit._probe_compare`.
+
+Only candidate pairs are probed (the caller picks them). Probing runs untrusted code, so it happens only in
+:mod:`kvdata.audit._probe_worker` processes inside :class:`kvdata.sandbox.Sandbox`: many pairs per worker (torch
+imported once), ``workers`` of them in parallel, a per-pair time limit, the worker tree's resident memory
+watched. A pair that hangs, crashes its worker or exhausts memory costs that pair only: the worker is killed and
+a fresh one continues with the next pair. Every answer crosses as one JSON line, parsed into
+:class:`~kvdata.audit._probe_worker.ProbeAnswer` and checked against what was asked.
+
+Outcomes are cached in ``cache_dir`` (SQLite) by the hash of both codes, except the ones that depend on the
+machine (time and memory limits, a dead worker).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import queue
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from kvdata.audit._probe_worker import PROBER_CODES, ProbeAnswer
+from kvdata.audit.discover import REASON_CODES as DISCOVERY_CODES
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ProbeOutcome", "probe_pairs", "ProbeCache", "REASON_CODES", "PROBE_VERSION"]
+
+PROBE_VERSION = "kvprobe-1"            # part of every cache key: bump when the probing changes
+WORKER = Path(__file__).with_name("_probe_worker.py")
+STARTUP_GRACE_S = 60.0                 # importing torch in a cold sandbox can take a while on a busy machine
+ANSWER_GRACE_S = 10.0                  # past its own per-pair alarm, how long a worker may stay silent
+MAX_LINE_BYTES = 1 << 20
+REASON_CODES: dict[str, str] = {**DISCOVERY_CODES, **PROBER_CODES,
+                                "worker_failed": "the probe worker itself cannot start (a broken environment)"}
+NOT_CACHED = {"timeout", "memory", "worker_died", "worker_failed", "probe_error"}
+
+
+@dataclass
+class ProbeOutcome:
+    bench_id: str
+    train_id: str
+    score: float          # 1.0 equivalent on every probe; lower = fraction/closeness; NaN when not probed
+    equivalent: bool
+    reason: str           # "" when probed; else a code of REASON_CODES
+    detail: str = ""      # which references matched and how, e.g. "Model ~ torch_reference: ..."
+
+
+@dataclass
+class _Verdict:
+    """An outcome without its ids: what is cached per content key."""
+
+    score: float
+    equivalent: bool
+    reason: str
+    detail: str
+
+    @classmethod
+    def from_answer(cls, a: ProbeAnswer) -> "_Verdict":
+        return cls(float("nan") if a.score is None else a.score, a.equivalent, a.reason, a.detail)
+
+    def to_json(self) -> str:
+        return json.dumps({"score": None if math.isnan(self.score) else self.score, "equivalent": self.equivalent,
+                           "reason": self.reason, "detail": self.detail})
+
+    @classmethod
+    def from_json(cls, body: str) -> "_Verdict":
+        d = json.loads(body)
+        return cls(float("nan") if d["score"] is None else float(d["score"]), bool(d["equivalent"]),
+                   str(d["reason"]), str(d["detail"]))
+
+
+def pair_key(bench: str, train: str) -> str:
+    h = hashlib.sha256()
+    for part in (PROBE_VERSION, bench, train):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest()
+
+
+class ProbeCache:
+    """Verdicts by pair key, in one SQLite file."""
+
+    def __init__(self, cache_dir: str | os.PathLike):
+        self.path = Path(cache_dir) / "probes.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS probe (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self._db.commit()
+        self._lock = threading.Lock()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, _Verdict]:
+        found, unique = {}, list(dict.fromkeys(keys))
+        with self._lock:
+            for i in range(0, len(unique), 500):
+                part = unique[i:i + 500]
+                rows = self._db.execute(f"SELECT key, body FROM probe WHERE key IN ({','.join('?' * len(part))})",
+                                        part).fetchall()
+                found.update((k, _Verdict.from_json(b)) for k, b in rows)
+        return found
+
+    def put(self, key: str, verdict: _Verdict) -> None:
+        if verdict.reason in NOT_CACHED:
+            return
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO probe (key, body) VALUES (?, ?)", (key, verdict.to_json()))
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM probe").fetchone()[0]
+
+
+def _precheck(bench: Optional[str], train: Optional[str]) -> Optional[_Verdict]:
+    """Verdicts that need no worker: no code, or code that never imports torch."""
+    for label, code in (("bench", bench), ("train", train)):
+        if not isinstance(code, str) or not code.strip():
+            return _Verdict(float("nan"), False, "empty_code", f"{label}: no code")
+        if "torch" not in code:
+            return _Verdict(float("nan"), False, "no_torch_reference", f"{label}: the code never mentions torch")
+    return None
+
+
+def probe_pairs(pairs: Sequence[tuple[str, str]], bench_code: Mapping[str, str], train_code: Mapping[str, str], *,
+                timeout_s: float = 20.0, memory_mb: int = 4096, workers: int | None = None,
+                cache_dir=None, progress: bool = True) -> dict[tuple[str, str], ProbeOutcome]:
+    """Probe every (bench_id, train_id) pair; one :class:`ProbeOutcome` per distinct pair.
+
+    ``timeout_s`` bounds one pair, ``memory_mb`` the resident memory of one worker's process tree; ``workers``
+    sandboxed processes run in parallel (default: one per CPU).
+    """
+    pairs = list(dict.fromkeys((str(b), str(t)) for b, t in pairs))
+    keys, known, todo = {}, {}, {}
+    for b, t in pairs:
+        bench, train = bench_code.get(b), train_code.get(t)
+        early = _precheck(bench, train)
+        if early is not None:
+            keys[(b, t)] = f"early:{b}\0{t}"
+            known[keys[(b, t)]] = early
+            continue
+        keys[(b, t)] = key = pair_key(bench, train)
+        todo.setdefault(key, (bench, train))
+    cache = ProbeCache(cache_dir) if cache_dir else None
+    if cache is not None and todo:
+        known.update(cache.get_many(list(todo)))
+        todo = {k: v for k, v in todo.items() if k not in known}
+    if todo:
+        items = list(todo.items())
+        n_workers = max(1, min(workers or os.cpu_count() or 1, len(items)))
+        bar = _progress(len(items), progress)
+        with ThreadPoolExecutor(n_workers) as pool:
+            for shard_result in pool.map(lambda s: _probe_shard(s, timeout_s, memory_mb, bar),
+                                         _shards(items, n_workers)):
+                for key, verdict in shard_result.items():
+                    known[key] = verdict
+                    if cache is not None:
+                        cache.put(key, verdict)
+        if bar is not None:
+            bar.close()
+    out = {}
+    for b, t in pairs:
+        v = known.get(keys[(b, t)], _Verdict(float("nan"), False, "probe_error", "no answer"))
+        out[(b, t)] = ProbeOutcome(b, t, v.score, v.equivalent, v.reason, v.detail)
+    return out
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc="probing", unit="pair")
+
+
+def _shards(items: list, n: int) -> list[list]:
+    size = -(-len(items) // n)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None) -> dict[str, _Verdict]:
+    """Probe ``items`` with as few workers as possible: a worker that dies or stops answering costs the pair it was
+    on, and a fresh worker continues from the next. Two workers in a row that die before answering anything mean
+    the worker cannot run here: the rest fail (``worker_failed``, not cached)."""
+    from kvdata.sandbox import Sandbox, SandboxLimits
+
+    sandbox = Sandbox(SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb),
+                      env={"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    results: dict[str, _Verdict] = {}
+    start, silent_deaths = 0, 0
+    while start < len(items):
+        done, failure = _run_worker(sandbox, items[start:], timeout_s, memory_mb, results, bar)
+        silent_deaths = silent_deaths + 1 if (done == 0 and failure is not None
+                                              and failure.reason == "worker_died") else 0
+        if silent_deaths >= 2:
+            for key, _ in items[start:]:
+                results[key] = _Verdict(float("nan"), False, "worker_failed", failure.detail)
+            break
+        start += done
+        if failure is not None and start < len(items):
+            results[items[start][0]] = failure
+            logger.warning("behavioural probe of %s…: %s %s", items[start][0][:12], failure.reason, failure.detail)
+            if bar is not None:
+                bar.update(1)
+            start += 1
+    return results
+
+
+def _run_worker(sandbox, items, timeout_s, memory_mb, results, bar) -> tuple[int, Optional[_Verdict]]:
+    """One worker over ``items``: (pairs answered, the verdict for the pair it stopped on, or None)."""
+    from kvdata.sandbox import kill_tree, tree_rss_mb
+
+    scratch = sandbox.make_scratch()
+    try:
+        with open(scratch / "inputs.jsonl", "w", encoding="utf-8") as f:
+            for key, (bench, train) in items:
+                f.write(json.dumps({"key": key, "bench": bench, "train": train}) + "\n")
+        with tempfile.TemporaryFile() as err:
+            proc, _ = sandbox.popen([sys.executable, "-I", str(WORKER), "inputs.jsonl", f"{timeout_s:g}"],
+                                    scratch=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
+            lines: queue.Queue = queue.Queue()
+            threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True).start()
+            answered, failure = 0, None
+            deadline = time.monotonic() + STARTUP_GRACE_S + timeout_s
+            while answered < len(items):
+                try:
+                    line = lines.get(timeout=0.25)
+                except queue.Empty:
+                    if tree_rss_mb(proc.pid) > memory_mb:
+                        failure = _Verdict(float("nan"), False, "memory", f"worker over {memory_mb} MB")
+                    elif time.monotonic() > deadline:
+                        failure = _Verdict(float("nan"), False, "timeout", f"no answer within {timeout_s:g} s")
+                    else:
+                        continue
+                    break
+                if line is None:
+                    proc.wait()
+                    failure = _Verdict(float("nan"), False, "worker_died",
+                                       f"exit {proc.returncode}: {_tail(err)}"[:1000])
+                    break
+                key = items[answered][0]
+                try:
+                    results[key] = _Verdict.from_answer(ProbeAnswer.from_line(line, answered, key))
+                except (ValueError, TypeError, KeyError, RecursionError) as exc:
+                    results[key] = _Verdict(float("nan"), False, "probe_error", f"unusable answer: {exc}"[:500])
+                answered += 1
+                if bar is not None:
+                    bar.update(1)
+                deadline = time.monotonic() + timeout_s + ANSWER_GRACE_S
+            kill_tree(proc)
+            proc.wait()
+            return answered, failure
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _read_lines(stream, sink: queue.Queue) -> None:
+    for line in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):
+        sink.put(line)
+    sink.put(None)
+
+
+def _tail(f, limit: int = 800) -> str:
+    f.seek(0)
+    return f.read().decode("utf-8", "replace").strip()[-limit:]

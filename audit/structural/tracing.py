@@ -1,0 +1,234 @@
+"""Tracing codes in sandboxed worker processes: :func:`fingerprint_many`.
+
+Tracing runs untrusted code, so it happens in :mod:`._trace_worker` inside :class:`kvdata.sandbox.Sandbox`, many
+codes per worker process (torch imports once), with a per-item time limit; a hang or crash costs that item only
+(the parent restarts a worker after it). What comes back is parsed as data and nothing more. Every code that
+gets no fingerprint gets a :class:`~.records.TraceError` with a reason code.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .cache import FingerprintCache, content_key
+from .graph import fingerprint_from_worker
+from .records import REASON_CODES, Fingerprint, TraceError
+
+logger = logging.getLogger(__name__)
+
+WORKER = Path(__file__).with_name("_trace_worker.py")
+STARTUP_GRACE_S = 60.0          # importing torch in a cold sandbox can take a while on a busy machine
+ANSWER_GRACE_S = 10.0           # past its own per-item alarm, how long a worker may stay silent before the kill
+MAX_LINE_BYTES = 64 * 2**20     # a worker line larger than this is not a fingerprint we want
+_DEF_NAME = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+
+
+@dataclass
+class TraceStats:
+    """What the last :func:`fingerprint_many` call did (tests and the audit report read it)."""
+
+    cached: int = 0
+    traced: int = 0
+    failed: int = 0
+    worker_starts: int = 0
+    reasons: Counter = field(default_factory=Counter)     # reason code -> codes that failed with it
+
+
+def _static_failure(code) -> Optional[TraceError]:
+    """A failure known without running the code (most corpus rows, HIP or Triton, have nothing to trace)."""
+    from kvdata.audit.discover import INPUT_HELPER
+
+    if not isinstance(code, str) or not code.strip():
+        return TraceError("empty or non-text code", code="empty_code")
+    if "get_inputs" not in code and not any(INPUT_HELPER.match(n) for n in _DEF_NAME.findall(code)):
+        return TraceError("no get_inputs() or inputs helper in the code", code="no_inputs")
+    return None
+
+
+def fingerprint_many(codes: dict, cache_dir=None, timeout_s: float = 60, workers: Optional[int] = None,
+                     memory_mb: int = 6144, errors: Optional[dict] = None,
+                     stats: Optional[TraceStats] = None, progress: bool = False,
+                     failures: Optional[dict] = None) -> dict:
+    """Trace and fingerprint every code: ``{id: Fingerprint | None}`` (None: could not trace).
+
+    For every None, ``errors`` (if given) receives ``{id: message}`` and ``failures`` ``{id: TraceError}`` (with
+    its reason ``code``). ``timeout_s`` bounds one code; ``workers`` sandboxed processes run in parallel
+    (default: up to 4, one per core).
+    """
+    stats = stats if stats is not None else TraceStats()
+    errors = errors if errors is not None else {}
+    failures = failures if failures is not None else {}
+    keys = {cid: content_key(code if isinstance(code, str) else "") for cid, code in codes.items()}
+    cache = FingerprintCache(cache_dir) if cache_dir else None
+    known: dict[str, Fingerprint | TraceError] = cache.get_many(list(keys.values())) if cache is not None else {}
+    stats.cached += sum(1 for k in keys.values() if k in known)
+    todo: dict[str, str] = {}
+    for cid, key in keys.items():
+        if key not in known and key not in todo:
+            failure = _static_failure(codes[cid])
+            if failure is not None:
+                known[key] = failure
+            else:
+                todo[key] = codes[cid]
+    if todo:
+        n_workers = max(1, min(workers or min(4, os.cpu_count() or 1), len(todo)))
+        shards = _shards(list(todo.items()), n_workers)
+        bar = _progress(len(todo), progress)
+        with ThreadPoolExecutor(n_workers) as pool:
+            futures = [pool.submit(_trace_shard, shard, timeout_s, memory_mb, bar) for shard in shards]
+            for fut in futures:
+                shard_results, starts = fut.result()
+                stats.worker_starts += starts
+                stats.traced += sum(1 for v in shard_results.values() if isinstance(v, Fingerprint))
+                for key, value in shard_results.items():
+                    known[key] = value
+                    if cache is not None:
+                        cache.put(key, value)
+        if bar is not None:
+            bar.close()
+    result: dict = {}
+    for cid, key in keys.items():
+        value = known.get(key, TraceError("not traced", final=False, code="not_traced"))
+        if isinstance(value, Fingerprint):
+            result[cid] = value
+        else:
+            result[cid] = None
+            errors[cid] = value.message
+            failures[cid] = value
+            stats.failed += 1
+            stats.reasons[value.code] += 1
+    return result
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc="tracing", unit="code")
+
+
+def _shards(items: list, n: int) -> list[list]:
+    size = -(-len(items) // n)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _trace_shard(items: list[tuple[str, str]], timeout_s: float, memory_mb: int,
+                 bar=None) -> tuple[dict[str, Fingerprint | TraceError], int]:
+    """Trace ``items`` with as few sandboxed workers as possible: a worker that dies or stops answering costs
+    the item it was on (recorded as a failure), and a fresh worker continues from the next one.
+
+    Returns (results by content key, number of workers started). Two workers in a row that die before
+    answering anything mean the worker itself cannot run (broken environment): the rest fail, not cached."""
+    from kvdata.sandbox import Sandbox, SandboxLimits
+
+    sandbox = Sandbox(SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb),
+                      env={"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    results: dict[str, Fingerprint | TraceError] = {}
+    start, starts, silent_deaths = 0, 0, 0
+    while start < len(items):
+        starts += 1
+        done, failure = _run_worker(sandbox, items[start:], timeout_s, memory_mb, results, bar)
+        silent_deaths = silent_deaths + 1 if (done == 0 and failure is not None and not failure.final) else 0
+        if silent_deaths >= 2:
+            for key, _ in items[start:]:
+                results[key] = TraceError(f"trace worker cannot run: {failure.message}", final=False,
+                                          code="worker_broken")
+            break
+        start += done
+        if failure is not None and start < len(items):
+            key = items[start][0]
+            results[key] = failure
+            logger.warning("structural trace of %s…: %s", key[:12], failure.message)
+            if bar is not None:
+                bar.update(1)
+            start += 1
+    return results, starts
+
+
+def _run_worker(sandbox, items, timeout_s, memory_mb, results, bar) -> tuple[int, Optional[TraceError]]:
+    """One worker over ``items``: returns (items answered, why it stopped early or None)."""
+    from kvdata.sandbox import kill_tree, tree_rss_mb
+
+    scratch = sandbox.make_scratch()
+    try:
+        with open(scratch / "inputs.jsonl", "w", encoding="utf-8") as f:
+            for key, code in items:
+                f.write(json.dumps({"key": key, "code": code}) + "\n")
+        with tempfile.TemporaryFile() as err:
+            proc, _ = sandbox.popen([sys.executable, "-I", str(WORKER), "inputs.jsonl", f"{timeout_s:g}"],
+                                    scratch=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
+            lines: queue.Queue = queue.Queue()
+            reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
+            reader.start()
+            answered, failure = 0, None
+            # The worker's own alarm ends a slow item at timeout_s; past that plus a grace, it is wedged.
+            deadline = time.monotonic() + STARTUP_GRACE_S + timeout_s
+            while answered < len(items):
+                try:
+                    line = lines.get(timeout=0.25)
+                except queue.Empty:
+                    if tree_rss_mb(proc.pid) > memory_mb:
+                        failure = TraceError(f"memory limit ({memory_mb} MB) exceeded", code="memory")
+                    elif time.monotonic() > deadline:
+                        failure = TraceError(f"worker stopped answering (> {timeout_s:g} s)", code="timeout")
+                    else:
+                        continue
+                    break
+                if line is None:            # the worker exited
+                    proc.wait()
+                    failure = TraceError(f"worker died (exit {proc.returncode}): {_tail(err)}", final=False,
+                                         code="worker_died")
+                    break
+                key, value = _parse_line(line, answered, items[answered][0])
+                results[key] = value
+                answered += 1
+                if bar is not None:
+                    bar.update(1)
+                deadline = time.monotonic() + timeout_s + ANSWER_GRACE_S
+            kill_tree(proc)
+            proc.wait()
+            return answered, failure
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _read_lines(stream, sink: queue.Queue) -> None:
+    for line in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):
+        sink.put(line)
+    sink.put(None)
+
+
+def _parse_line(line: bytes, index: int, expected_key: str) -> tuple[str, Fingerprint | TraceError]:
+    """One worker answer, checked against what was asked; anything unexpected is a failure of that item."""
+    try:
+        d = json.loads(line)
+        if not isinstance(d, dict) or d.get("i") != index or d.get("key") != expected_key:
+            raise ValueError("answer out of order")
+        if d.get("ok") is True:
+            return expected_key, fingerprint_from_worker(expected_key, d.get("graphs"))
+        code = d.get("code")
+        return expected_key, TraceError(str(d.get("error", "unknown error"))[:2000],
+                                        code=code if code in REASON_CODES else "forward_failed")
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as err:
+        return expected_key, TraceError(f"unusable worker output: {type(err).__name__}: {err}"[:2000],
+                                        code="bad_output")
+
+
+def _tail(f, limit: int = 1500) -> str:
+    f.seek(0)
+    text = f.read().decode("utf-8", "replace").strip()
+    return text[-limit:]

@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Logistic sigmoid computed through the identity sigma(x) = (1 + tanh(x / 2)) / 2."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return 0.5 * (torch.tanh(0.5 * x) + 1.0)
+
+
+def get_inputs():
+    return [torch.randn(64, 2000)]
+
+
+def get_init_inputs():
+    return []
