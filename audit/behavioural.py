@@ -29,14 +29,8 @@ import json
 import logging
 import math
 import os
-import queue
-import shutil
 import sqlite3
-import subprocess
-import sys
-import tempfile
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,87 +194,29 @@ def _shards(items: list, n: int) -> list[list]:
 
 
 def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None) -> dict[str, _Verdict]:
-    """Probe ``items`` with as few workers as possible: a worker that dies or stops answering costs the pair it was
-    on, and a fresh worker continues from the next. Two workers in a row that die before answering anything mean
-    the worker cannot run here: the rest fail (``worker_failed``, not cached)."""
+    """Probe ``items`` in sandboxed workers (:class:`kvdata.sandbox_batch.BatchWorker`): a worker that dies or
+    stops answering costs the pair it was on, and a fresh worker continues from the next."""
     from kvdata.sandbox import Sandbox, SandboxLimits
+    from kvdata.sandbox_batch import BatchWorker
+
+    def parse(line: bytes, index: int, key: str) -> _Verdict:
+        try:
+            return _Verdict.from_answer(ProbeAnswer.from_line(line, index, key))
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            return _Verdict(float("nan"), False, "probe_error", f"unusable answer: {exc}"[:500])
+
+    def fail(stop) -> _Verdict:
+        logger.warning("behavioural probe stopped: %s %s", stop.kind, stop.detail[:200])
+        return _Verdict(float("nan"), False, stop.kind, stop.detail[:1000])
+
+    def broken(stop) -> _Verdict:
+        return _Verdict(float("nan"), False, "worker_failed", stop.detail[:1000])
 
     sandbox = Sandbox(SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb),
                       env={"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-    results: dict[str, _Verdict] = {}
-    start, silent_deaths = 0, 0
-    while start < len(items):
-        done, failure = _run_worker(sandbox, items[start:], timeout_s, memory_mb, results, bar)
-        silent_deaths = silent_deaths + 1 if (done == 0 and failure is not None
-                                              and failure.reason == "worker_died") else 0
-        if silent_deaths >= 2:
-            for key, _ in items[start:]:
-                results[key] = _Verdict(float("nan"), False, "worker_failed", failure.detail)
-            break
-        start += done
-        if failure is not None and start < len(items):
-            results[items[start][0]] = failure
-            logger.warning("behavioural probe of %s…: %s %s", items[start][0][:12], failure.reason, failure.detail)
-            if bar is not None:
-                bar.update(1)
-            start += 1
+    worker = BatchWorker(sandbox, WORKER, timeout_s, memory_mb, parse=parse, fail=fail, broken=broken,
+                         startup_grace_s=STARTUP_GRACE_S, answer_grace_s=ANSWER_GRACE_S,
+                         max_line_bytes=MAX_LINE_BYTES)
+    results, _ = worker.run([(key, {"bench": bench, "train": train}) for key, (bench, train) in items],
+                            bar.update if bar is not None else None)
     return results
-
-
-def _run_worker(sandbox, items, timeout_s, memory_mb, results, bar) -> tuple[int, Optional[_Verdict]]:
-    """One worker over ``items``: (pairs answered, the verdict for the pair it stopped on, or None)."""
-    from kvdata.sandbox import kill_tree, tree_rss_mb
-
-    scratch = sandbox.make_scratch()
-    try:
-        with open(scratch / "inputs.jsonl", "w", encoding="utf-8") as f:
-            for key, (bench, train) in items:
-                f.write(json.dumps({"key": key, "bench": bench, "train": train}) + "\n")
-        with tempfile.TemporaryFile() as err:
-            proc, _ = sandbox.popen([sys.executable, "-I", str(WORKER), "inputs.jsonl", f"{timeout_s:g}"],
-                                    scratch=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-            lines: queue.Queue = queue.Queue()
-            threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True).start()
-            answered, failure = 0, None
-            deadline = time.monotonic() + STARTUP_GRACE_S + timeout_s
-            while answered < len(items):
-                try:
-                    line = lines.get(timeout=0.25)
-                except queue.Empty:
-                    if tree_rss_mb(proc.pid) > memory_mb:
-                        failure = _Verdict(float("nan"), False, "memory", f"worker over {memory_mb} MB")
-                    elif time.monotonic() > deadline:
-                        failure = _Verdict(float("nan"), False, "timeout", f"no answer within {timeout_s:g} s")
-                    else:
-                        continue
-                    break
-                if line is None:
-                    proc.wait()
-                    failure = _Verdict(float("nan"), False, "worker_died",
-                                       f"exit {proc.returncode}: {_tail(err)}"[:1000])
-                    break
-                key = items[answered][0]
-                try:
-                    results[key] = _Verdict.from_answer(ProbeAnswer.from_line(line, answered, key))
-                except (ValueError, TypeError, KeyError, RecursionError) as exc:
-                    results[key] = _Verdict(float("nan"), False, "probe_error", f"unusable answer: {exc}"[:500])
-                answered += 1
-                if bar is not None:
-                    bar.update(1)
-                deadline = time.monotonic() + timeout_s + ANSWER_GRACE_S
-            kill_tree(proc)
-            proc.wait()
-            return answered, failure
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _read_lines(stream, sink: queue.Queue) -> None:
-    for line in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):
-        sink.put(line)
-    sink.put(None)
-
-
-def _tail(f, limit: int = 800) -> str:
-    f.seek(0)
-    return f.read().decode("utf-8", "replace").strip()[-limit:]

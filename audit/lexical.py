@@ -32,7 +32,7 @@ from kvdata.shingles import token_hashes as _core_token_hashes
 __all__ = [
     "MinHasher", "LSHIndex", "NgramHashes", "ngram_hashes", "estimate_jaccard", "jaccard", "containment",
     "lsh_bands", "set_jaccard", "ContainmentIndex", "token_hashes", "grams_from_tokens", "LexicalScanner",
-    "LexicalHits", "EMPTY",
+    "LexicalHits", "EMPTY", "pair_scores",
 ]
 
 _U64 = np.uint64
@@ -75,6 +75,40 @@ def containment(bench_text: str, train_text: str, n: int = 13) -> float:
     if not bench:
         return 0.0
     return len(bench & _shingle_set(train_text, n)) / len(bench)
+
+
+def pair_scores(bench_texts: Sequence[str], train_texts: Sequence[str], pairs: Sequence[tuple[int, int]], *,
+                rename_identifiers: bool = False, shingle: int = DEFAULT_SHINGLE, ngram: int = 13,
+                seed: int = DEFAULT_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """Exact Jaccard and containment of given (bench index, train index) pairs, on hashed shingles.
+
+    The same values :class:`LexicalScanner` reports (texts comment-stripped, identifiers renamed on the hashes
+    when asked), for pairs another measure found: each text is hashed once, in batches, however long it is.
+    """
+    def sets(texts: Sequence[str], n: int) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for batch in byte_batches(list(texts)):
+            tok = token_hashes(batch, seed=seed, rename_identifiers=rename_identifiers)
+            grams = grams_from_tokens(tok, n, GramWindows(tok.values))
+            out.extend(unique_sorted(grams.doc(i)) for i in range(len(grams)))
+        return out
+
+    b_used = sorted({b for b, _ in pairs})
+    t_used = sorted({t for _, t in pairs})
+    b_pos = {b: i for i, b in enumerate(b_used)}
+    t_pos = {t: i for i, t in enumerate(t_used)}
+    b_texts, t_texts = [bench_texts[b] for b in b_used], [train_texts[t] for t in t_used]
+    b_sh, t_sh = sets(b_texts, shingle), sets(t_texts, shingle)
+    b_ng, t_ng = sets(b_texts, ngram), sets(t_texts, ngram)
+    jac, con = np.zeros(len(pairs)), np.zeros(len(pairs))
+    for k, (b, t) in enumerate(pairs):
+        ref, row = b_sh[b_pos[b]], t_sh[t_pos[t]]
+        inter = int(np.count_nonzero(isin_sorted(ref, row))) if len(ref) and len(row) else 0
+        union = len(ref) + len(row) - inter
+        jac[k] = inter / union if union else 0.0
+        grams = b_ng[b_pos[b]]
+        con[k] = (np.count_nonzero(isin_sorted(grams, t_ng[t_pos[t]])) / len(grams)) if len(grams) else 0.0
+    return jac, con
 
 
 class ContainmentIndex:

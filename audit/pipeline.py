@@ -17,8 +17,8 @@ from typing import Optional, Sequence
 
 from kvdata.audit.benchmarks import BenchmarkItem
 from kvdata.audit.coverage import CoverageTable
-from kvdata.audit.lexical import containment, jaccard
-from kvdata.audit.normalize import normalize_codes
+from kvdata.audit.lexical import pair_scores
+from kvdata.audit.normalize import strip_comments
 from kvdata.audit.outputs import summary_rows, write_outputs
 from kvdata.audit.pairs import PairScores, Thresholds, flag_pair
 from kvdata.audit.steps import MEASURES, STEPS, AuditContext, AuditOptions, StructuralStep, lexical_pairs
@@ -106,18 +106,19 @@ def _fill_lexical(ctx: AuditContext) -> None:
     """Exact lexical values for pairs another measure found (few pairs; each training row normalised once)."""
     if "lexical" not in ctx.measures_run:
         return
-    rename = ctx.options.rename_identifiers
     todo = [p for p in ctx.pairs.values() if math.isnan(p.jaccard) or math.isnan(p.containment)]
     if not todo:
         return
-    bench_norm = dict(zip((it.id for it in ctx.bench), normalize_codes([it.code for it in ctx.bench],
-                                                                        rename_identifiers=rename)))
+    b_index = {it.id: i for i, it in enumerate(ctx.bench)}
     t_index = {t: i for i, t in enumerate(ctx.train.ids)}
-    rows = sorted({p.train_id for p in todo})
-    train_norm = dict(zip(rows, normalize_codes([ctx.train.code[t_index[t]] for t in rows],
-                                                rename_identifiers=rename)))
-    for p in todo:
+    bench_text = [strip_comments(it.code) for it in ctx.bench]
+    rows = sorted({t_index[p.train_id] for p in todo})
+    train_text = dict(zip(rows, (strip_comments(ctx.train.code[r]) for r in rows)))
+    jac, con = pair_scores(bench_text, train_text, [(b_index[p.bench_id], t_index[p.train_id]) for p in todo],
+                           rename_identifiers=ctx.options.rename_identifiers)
+    for p, j, c in zip(todo, jac.tolist(), con.tolist()):
         if math.isnan(p.jaccard):
-            p.jaccard = jaccard(bench_norm[p.bench_id], train_norm[p.train_id])
+            p.jaccard = j
         if math.isnan(p.containment):
-            p.containment = containment(bench_norm[p.bench_id], train_norm[p.train_id])
+            p.containment = c
+

@@ -35,7 +35,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -141,6 +141,11 @@ class EmbeddingCache:
 # Per-device defaults: windows per model call, and characters of documents cut ahead on the tokenising thread.
 _GPU_BATCH, _CPU_BATCH = 4096, 32
 _GPU_GROUP_CHARS, _CPU_GROUP_CHARS = 2_000_000, 64_000
+# Windows per document on a CPU, sampled evenly over the document past this many. A GPU embeds every window (up
+# to Chunking's own cap); two CPU cores embed ~30 windows a second, so covering every token of a 13 M-character
+# corpus would take most of an hour. Three evenly spread windows (first, middle, last) keep the document's
+# mean direction, and documents up to ~700 tokens keep every token.
+CPU_MAX_WINDOWS = 3
 
 
 @dataclass
@@ -155,7 +160,7 @@ class Embedder:
     device: Optional[str] = None
     cache_dir: Optional[str | os.PathLike] = None
     batch_size: Optional[int] = None
-    chunking: Chunking = field(default_factory=Chunking)
+    chunking: Optional[Chunking] = None      # None: Chunking(), with CPU_MAX_WINDOWS on a CPU
     progress: bool = True
     backend: str = "auto"
     precision: str = "auto"
@@ -172,6 +177,8 @@ class Embedder:
                                                     self.backend, self.precision)
         self.device, self.backend, self.precision = self._encoder.device, self._encoder.backend, self._encoder.precision
         self.note = self._encoder.note
+        if self.chunking is None:
+            self.chunking = Chunking(max_windows=CPU_MAX_WINDOWS) if self.device.startswith("cpu") else Chunking()
         windows, longest = self.default_batch_size(), self._encoder.max_seq_length
         self._cutter = WindowCutter(self._encoder.tokenizer, self.chunking, batch_tokens=windows * longest,
                                     max_batch_windows=windows, max_seq_length=longest)
@@ -287,29 +294,31 @@ _EMBEDDERS: dict[tuple, Embedder] = {}
 _EMBEDDERS_LOCK = threading.Lock()
 
 
-def _embedder(model, cache_dir, device, batch_size, backend, precision) -> Embedder:
+def _embedder(model, cache_dir, device, batch_size, backend, precision, max_windows=None) -> Embedder:
     key = (resolve_model(model), auto_device(device), str(cache_dir) if cache_dir else None, batch_size, backend,
-           precision)
+           precision, max_windows)
     with _EMBEDDERS_LOCK:
         if key not in _EMBEDDERS:
             _EMBEDDERS[key] = Embedder(model=model, device=device, cache_dir=cache_dir, batch_size=batch_size,
-                                       backend=backend, precision=precision)
+                                       backend=backend, precision=precision,
+                                       chunking=Chunking(max_windows=max_windows) if max_windows else None)
         return _EMBEDDERS[key]
 
 
 def embed(texts: Sequence[str], model: Optional[str] = None, cache_dir=None, device: Optional[str] = None,
           batch_size: Optional[int] = None, stats: Optional[dict] = None, backend: str = "auto",
-          precision: str = "auto", progress: bool = True) -> np.ndarray:
+          precision: str = "auto", progress: bool = True, max_windows: Optional[int] = None) -> np.ndarray:
     """Embed ``texts`` (n, dim), L2-normalised, chunked; ``stats`` (if given) receives cached/embedded counts,
-    the backend used and, when the requested one was replaced, a ``note`` saying why."""
-    emb = _embedder(model, cache_dir, device, batch_size, backend, precision)
+    the backend used and, when the requested one was replaced, a ``note`` saying why. ``max_windows``: windows
+    per document (default: every window on a GPU, ``CPU_MAX_WINDOWS`` on a CPU)."""
+    emb = _embedder(model, cache_dir, device, batch_size, backend, precision, max_windows)
     emb.progress = progress
     before = (emb.n_cached, emb.n_embedded, emb.n_windows)
     vecs = emb.embed(texts)
     if stats is not None:
         stats.update(cached=emb.n_cached - before[0], embedded=emb.n_embedded - before[1],
                      windows=emb.n_windows - before[2], device=emb.device, model=emb.location,
-                     backend=emb.encoder_key, note=emb.note)
+                     backend=emb.encoder_key, note=emb.note, max_windows=emb.chunking.max_windows)
     return vecs
 
 
@@ -341,7 +350,8 @@ def nearest_neighbours(queries: np.ndarray, corpus: np.ndarray, k: int = 5, devi
 def semantic_topk(bench_ids: Sequence, bench_texts: Sequence[str], train_ids: Sequence, train_texts: Sequence[str],
                   k: int = 5, model: Optional[str] = None, cache_dir=None, device: Optional[str] = None,
                   batch_size: Optional[int] = None, backend: str = "auto", precision: str = "auto",
-                  progress: bool = True, stats: Optional[dict] = None) -> list[tuple]:
+                  progress: bool = True, stats: Optional[dict] = None,
+                  max_windows: Optional[int] = None) -> list[tuple]:
     """For every benchmark item, its ``k`` nearest training rows: [(bench_id, train_id, cosine)], best first.
 
     ``stats`` (if given) receives the training side's embedding counts, backend and note (see :func:`embed`).
@@ -349,7 +359,7 @@ def semantic_topk(bench_ids: Sequence, bench_texts: Sequence[str], train_ids: Se
     if len(bench_ids) != len(bench_texts) or len(train_ids) != len(train_texts):
         raise ValueError("ids and texts must have the same length on each side")
     opts = dict(model=model, cache_dir=cache_dir, device=device, batch_size=batch_size, backend=backend,
-                precision=precision, progress=progress)
+                precision=precision, progress=progress, max_windows=max_windows)
     bench = embed(bench_texts, **opts)
     train = embed(train_texts, stats=stats, **opts)
     scores, idx = nearest_neighbours(bench, train, k=k, device=device)

@@ -44,6 +44,7 @@ class AuditOptions:
     semantic_k: int = 5
     semantic_model: Optional[str] = None
     semantic_backend: Optional[str] = None
+    embed_max_windows: Optional[int] = None      # None: every window on a GPU, semantic.CPU_MAX_WINDOWS on a CPU
     device: Optional[str] = None
     cache_dir: Optional[str] = None
     structural_timeout_s: float = 60.0
@@ -180,11 +181,17 @@ class SemanticStep:
 
         o = ctx.options
         kwargs = {"backend": o.semantic_backend} if o.semantic_backend else {}
+        stats: dict = {}
         hits = semantic.semantic_topk([it.id for it in ctx.bench], [it.code for it in ctx.bench], ctx.train.ids,
                                       ctx.train.code, k=o.semantic_k, model=o.semantic_model,
-                                      cache_dir=o.cache_dir, device=o.device, **kwargs)
+                                      cache_dir=o.cache_dir, device=o.device, progress=o.progress, stats=stats,
+                                      max_windows=o.embed_max_windows, **kwargs)
         for b, t, cos in hits:
             ctx.pair(b, t).cosine = cos
+        ctx.notes.append(f"semantic: {stats.get('backend')} on {stats.get('device')}, at most "
+                         f"{stats.get('max_windows')} windows a document; {stats.get('embedded', 0)} training rows "
+                         f"embedded, {stats.get('cached', 0)} from the cache"
+                         + (f"; {stats['note']}" if stats.get("note") else ""))
 
 
 # ---------------------------------------------------------------------------------------------- structural

@@ -32,7 +32,7 @@ from kvdata.audit.training import TrainingRows  # noqa: E402
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-def e2e(n_files: int, data: Path, device: str | None, workers: int | None) -> dict:
+def e2e(n_files: int, data: Path, device: str | None, workers: int | None, measures=None) -> dict:
     ids, codes = triton_corpus(n_files, data / "tritonbench" / "TritonBench_G_v1.json", seed=0)
     train = TrainingRows(ids, codes, [None] * len(ids), f"synthetic triton corpus ({n_files} files)")
     bench = load_benchmark("tritonbench-g", data / "tritonbench" / "TritonBench_G_v1.json")
@@ -40,7 +40,8 @@ def e2e(n_files: int, data: Path, device: str | None, workers: int | None) -> di
     with tempfile.TemporaryDirectory(prefix="kv-e2e-cache-") as cache:
         for label in ("cold", "warm"):
             t0 = time.perf_counter()
-            res = run_audit(bench, train, cache_dir=cache, device=device, workers=workers, progress=True)
+            res = run_audit(bench, train, cache_dir=cache, device=device, workers=workers, progress=True,
+                            **({"measures": measures} if measures else {}))
             wall = time.perf_counter() - t0
             out["runs"].append({"cache": label, "seconds": wall, "steps": dict(res.seconds),
                                 "flagged_pairs": len(res.flagged), "flagged_bench": len({p.bench_id for p in res.flagged}),
@@ -69,9 +70,11 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--device", default=None)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--measures", default=None, help="comma-separated subset (default: all)")
     ap.add_argument("--out", type=Path, default=Path("bench_audit_e2e.json"))
     args = ap.parse_args()
-    result = e2e(args.files, args.data, args.device, args.workers)
+    result = e2e(args.files, args.data, args.device, args.workers,
+                 args.measures.split(",") if args.measures else None)
     print_table(result)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")

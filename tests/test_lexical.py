@@ -120,3 +120,25 @@ def test_moved_names_still_import_from_lexical():
         assert getattr(lexical, name) is getattr(shingles, name), name
     assert set(lexical.__all__) <= set(dir(lexical))
 
+
+
+def test_pair_scores_equal_the_text_definitions(shared_data):
+    """The hashed scorer for pairs found by other measures gives exactly jaccard()/containment() of normalised text."""
+    import json
+
+    from kvdata.audit.lexical import containment, jaccard, pair_scores
+    from kvdata.audit.normalize import normalize_code, strip_comments
+
+    kb = [json.loads(line)["code"] for line in
+          (shared_data / "kernelbench" / "kernelbench_v0.1.jsonl").read_text().splitlines()[:30]]
+    tb = [r["output"] for r in json.loads((shared_data / "tritonbench" / "TritonBench_G_v1.json").read_text())[:30]]
+    pairs = [(i, j) for i in range(0, 30, 4) for j in range(0, 30, 3)] + [(5, 5)]
+    for rename in (False, True):
+        train = kb[:15] + tb[:15]
+        jac, con = pair_scores([strip_comments(x) for x in kb], [strip_comments(x) for x in train], pairs,
+                               rename_identifiers=rename)
+        for k, (i, j) in enumerate(pairs):
+            a, b = normalize_code(kb[i], rename_identifiers=rename), normalize_code(train[j], rename_identifiers=rename)
+            assert jac[k] == pytest.approx(jaccard(a, b), abs=1e-12)
+            assert con[k] == pytest.approx(containment(a, b), abs=1e-12)
+    assert jac[-1] == 1.0 and con[-1] == 1.0

@@ -120,7 +120,8 @@ def test_windows_are_the_documents_own_tokens(fp32, long_file):
 def test_a_line_planted_at_the_end_of_a_100kB_file_changes_its_vector(default_cpu, long_file):
     planted = long_file + "\n\ndef exfiltrate_benchmark_answers(path):\n    return open(path).read()\n"
     n_tokens = len(default_cpu._cutter.token_ids([long_file])[0])
-    assert len(window_spans(n_tokens, default_cpu.chunking)[0]) < default_cpu.chunking.max_windows  # whole file
+    starts, length = window_spans(n_tokens, default_cpu.chunking)
+    assert starts[-1] + length >= n_tokens   # a CPU embeds evenly sampled windows, the last one always among them
     a, b = default_cpu._embed_uncached([long_file, planted])
     # A vector does not depend on its batch mates beyond 1e-6 (test_onnx_int8...), so this is the planted line:
     assert np.abs(a - b).max() > 1e-4

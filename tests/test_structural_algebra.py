@@ -62,7 +62,7 @@ DIFFERENT = {
     "log_not_log1p": ("log1p", "torch.log(d)"),
     "untransposed_matmul": ("scalar_out_of_matmul", "(m * 0.5) @ m"),
     "sigmoid_of_double": ("sigmoid_via_tanh", "0.5 * (torch.tanh(d) + 1.0)"),
-    "large_floor": ("epsilon_guards", "m / torch.clamp(m.norm(dim=1, keepdim=True), min=0.5)"),
+    "large_floor": ("epsilon_guards", "m / torch.clamp(m.norm(dim=1, keepdim=True), min=10.0)"),
     "scale_moved_out_of_tanh": ("scale_inside_product", "torch.tanh(a) * b / 3.0"),
 }
 

@@ -10,14 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -128,88 +121,26 @@ def _shards(items: list, n: int) -> list[list]:
 
 def _trace_shard(items: list[tuple[str, str]], timeout_s: float, memory_mb: int,
                  bar=None) -> tuple[dict[str, Fingerprint | TraceError], int]:
-    """Trace ``items`` with as few sandboxed workers as possible: a worker that dies or stops answering costs
-    the item it was on (recorded as a failure), and a fresh worker continues from the next one.
+    """Trace ``items`` in sandboxed workers (:class:`kvdata.sandbox_batch.BatchWorker`): a worker that dies or
+    stops answering costs the item it was on, and a fresh worker continues from the next one.
 
-    Returns (results by content key, number of workers started). Two workers in a row that die before
-    answering anything mean the worker itself cannot run (broken environment): the rest fail, not cached."""
+    Returns (results by content key, number of workers started)."""
     from kvdata.sandbox import Sandbox, SandboxLimits
+    from kvdata.sandbox_batch import BatchWorker
+
+    def fail(stop):
+        return TraceError(stop.detail, final=stop.kind != "worker_died", code=stop.kind)
+
+    def broken(stop):
+        return TraceError(f"trace worker cannot run: {stop.detail}", final=False, code="worker_broken")
 
     sandbox = Sandbox(SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb),
                       env={"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-    results: dict[str, Fingerprint | TraceError] = {}
-    start, starts, silent_deaths = 0, 0, 0
-    while start < len(items):
-        starts += 1
-        done, failure = _run_worker(sandbox, items[start:], timeout_s, memory_mb, results, bar)
-        silent_deaths = silent_deaths + 1 if (done == 0 and failure is not None and not failure.final) else 0
-        if silent_deaths >= 2:
-            for key, _ in items[start:]:
-                results[key] = TraceError(f"trace worker cannot run: {failure.message}", final=False,
-                                          code="worker_broken")
-            break
-        start += done
-        if failure is not None and start < len(items):
-            key = items[start][0]
-            results[key] = failure
-            logger.warning("structural trace of %s…: %s", key[:12], failure.message)
-            if bar is not None:
-                bar.update(1)
-            start += 1
-    return results, starts
-
-
-def _run_worker(sandbox, items, timeout_s, memory_mb, results, bar) -> tuple[int, Optional[TraceError]]:
-    """One worker over ``items``: returns (items answered, why it stopped early or None)."""
-    from kvdata.sandbox import kill_tree, tree_rss_mb
-
-    scratch = sandbox.make_scratch()
-    try:
-        with open(scratch / "inputs.jsonl", "w", encoding="utf-8") as f:
-            for key, code in items:
-                f.write(json.dumps({"key": key, "code": code}) + "\n")
-        with tempfile.TemporaryFile() as err:
-            proc, _ = sandbox.popen([sys.executable, "-I", str(WORKER), "inputs.jsonl", f"{timeout_s:g}"],
-                                    scratch=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-            lines: queue.Queue = queue.Queue()
-            reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
-            reader.start()
-            answered, failure = 0, None
-            # The worker's own alarm ends a slow item at timeout_s; past that plus a grace, it is wedged.
-            deadline = time.monotonic() + STARTUP_GRACE_S + timeout_s
-            while answered < len(items):
-                try:
-                    line = lines.get(timeout=0.25)
-                except queue.Empty:
-                    if tree_rss_mb(proc.pid) > memory_mb:
-                        failure = TraceError(f"memory limit ({memory_mb} MB) exceeded", code="memory")
-                    elif time.monotonic() > deadline:
-                        failure = TraceError(f"worker stopped answering (> {timeout_s:g} s)", code="timeout")
-                    else:
-                        continue
-                    break
-                if line is None:            # the worker exited
-                    proc.wait()
-                    failure = TraceError(f"worker died (exit {proc.returncode}): {_tail(err)}", final=False,
-                                         code="worker_died")
-                    break
-                key, value = _parse_line(line, answered, items[answered][0])
-                results[key] = value
-                answered += 1
-                if bar is not None:
-                    bar.update(1)
-                deadline = time.monotonic() + timeout_s + ANSWER_GRACE_S
-            kill_tree(proc)
-            proc.wait()
-            return answered, failure
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _read_lines(stream, sink: queue.Queue) -> None:
-    for line in iter(lambda: stream.readline(MAX_LINE_BYTES), b""):
-        sink.put(line)
-    sink.put(None)
+    worker = BatchWorker(sandbox, WORKER, timeout_s, memory_mb, parse=lambda line, i, key: _parse_line(line, i, key)[1],
+                         fail=fail, broken=broken,
+                         startup_grace_s=STARTUP_GRACE_S, answer_grace_s=ANSWER_GRACE_S,
+                         max_line_bytes=MAX_LINE_BYTES)
+    return worker.run([(key, {"code": code}) for key, code in items], bar.update if bar is not None else None)
 
 
 def _parse_line(line: bytes, index: int, expected_key: str) -> tuple[str, Fingerprint | TraceError]:
@@ -226,9 +157,3 @@ def _parse_line(line: bytes, index: int, expected_key: str) -> tuple[str, Finger
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as err:
         return expected_key, TraceError(f"unusable worker output: {type(err).__name__}: {err}"[:2000],
                                         code="bad_output")
-
-
-def _tail(f, limit: int = 1500) -> str:
-    f.seek(0)
-    text = f.read().decode("utf-8", "replace").strip()
-    return text[-limit:]

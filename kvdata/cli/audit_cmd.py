@@ -94,6 +94,8 @@ def _thresholds(pairs, named: dict, no_structural_veto: bool, no_behavioural_vet
 @click.option("--model", help="Embedding model (local path or Hub id); default all-MiniLM-L6-v2 (offline).")
 @click.option("--embedding-backend", type=click.Choice(["auto", "onnx", "torch"]), default="auto", show_default=True,
               help="auto: torch fp16 on a GPU, ONNX Runtime int8 on a CPU.")
+@click.option("--embed-max-windows", type=click.IntRange(1, 4096),
+              help="Embedding windows per document, sampled evenly past this (default: all on a GPU, 3 on a CPU).")
 @click.option("--device", help="Device for embeddings (default: cuda when present).")
 @click.option("--cache-dir", type=click.Path(file_okay=False),
               help="Cache of embeddings, traces and probes (a re-audit computes only what is new).")
@@ -107,7 +109,7 @@ def _thresholds(pairs, named: dict, no_structural_veto: bool, no_behavioural_vet
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column, bench_code_column, train_path,
                   id_column, code_column, out_dir, measures, jaccard, containment, cosine, structural,
-                  threshold_pairs, no_structural_veto, no_behavioural_veto, model, embedding_backend, device,
+                  threshold_pairs, no_structural_veto, no_behavioural_veto, model, embedding_backend, embed_max_windows, device,
                   cache_dir, workers, executor, ray_address, trace_timeout, probe_timeout, as_json, quiet):
     """Measure train/test overlap between a benchmark and training rows; write pairs, coverage and a report.
 
@@ -130,7 +132,8 @@ def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column
         train = (load_training(train_path, id_column=id_column, code_column=code_column) if train_path
                  else bundled_sample_rows())
         result = run_audit(items, train, measures=[m.strip() for m in measures.split(",") if m.strip()],
-                           thresholds=th, semantic_model=model, semantic_backend=embedding_backend, device=device,
+                           thresholds=th, semantic_model=model, semantic_backend=embedding_backend, embed_max_windows=embed_max_windows,
+                           device=device,
                            cache_dir=cache_dir, workers=workers, executor=executor, ray_address=ray_address,
                            structural_timeout_s=trace_timeout, probe_timeout_s=probe_timeout, progress=not quiet)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
