@@ -29,8 +29,6 @@ import json
 import logging
 import math
 import os
-import sqlite3
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from typing import Mapping, Optional, Sequence
 
 from kvdata.audit._probe_worker import PROBER_CODES, ProbeAnswer
 from kvdata.audit.discover import REASON_CODES as DISCOVERY_CODES
+from kvdata.kv_store import KeyValueStore
 
 logger = logging.getLogger(__name__)
 
@@ -95,37 +94,21 @@ def pair_key(bench: str, train: str) -> str:
 
 
 class ProbeCache:
-    """Verdicts by pair key, in one SQLite file."""
+    """Verdicts by pair key, in one SQLite file (:class:`kvdata.kv_store.KeyValueStore`)."""
 
     def __init__(self, cache_dir: str | os.PathLike):
-        self.path = Path(cache_dir) / "probes.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS probe (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
-        self._db.commit()
-        self._lock = threading.Lock()
+        self._store = KeyValueStore(cache_dir, "probes.sqlite", table="probe")
+        self.path = self._store.path
 
     def get_many(self, keys: Sequence[str]) -> dict[str, _Verdict]:
-        found, unique = {}, list(dict.fromkeys(keys))
-        with self._lock:
-            for i in range(0, len(unique), 500):
-                part = unique[i:i + 500]
-                rows = self._db.execute(f"SELECT key, body FROM probe WHERE key IN ({','.join('?' * len(part))})",
-                                        part).fetchall()
-                found.update((k, _Verdict.from_json(b)) for k, b in rows)
-        return found
+        return {k: _Verdict.from_json(b) for k, b in self._store.get_many(keys).items()}
 
     def put(self, key: str, verdict: _Verdict) -> None:
-        if verdict.reason in NOT_CACHED:
-            return
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO probe (key, body) VALUES (?, ?)", (key, verdict.to_json()))
-            self._db.commit()
+        if verdict.reason not in NOT_CACHED:
+            self._store.put_many({key: verdict.to_json()})
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM probe").fetchone()[0]
+        return len(self._store)
 
 
 def _precheck(bench: Optional[str], train: Optional[str]) -> Optional[_Verdict]:

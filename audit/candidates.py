@@ -8,7 +8,8 @@ some cheaper evidence already links. The rule, for each benchmark item:
    top of at least one of them;
 2. plus its ``top_ops`` training rows by **op-multiset overlap** (weighted Jaccard of the normalised ATen op
    counts of the two traces) at or above ``op_overlap_floor``: a rewrite that changes the graph's shape (a
-   composite spelled out, a subtraction folded into a bias) keeps most of its ops;
+   composite spelled out, a subtraction folded into a bias) keeps most of its ops. Every traced graph of a row
+   counts on its own (a utility file holding several modules is ranked by its best one);
 3. only pairs where both sides have a PyTorch reference the tracer found (a row the tracer could not exec or
    find a module or function in has nothing to probe either).
 
@@ -40,7 +41,8 @@ def _top_by_field(pairs: Iterable, field: str, k: int) -> set[tuple[str, str]]:
 
 def op_overlap_pairs(bench_ops: Mapping[str, Mapping[str, int]], train_ops: Mapping[str, Mapping[str, int]],
                      floor: float, top: int) -> list[tuple[str, str, float]]:
-    """For each benchmark item, its ``top`` training rows by weighted Jaccard of op counts, at or above ``floor``.
+    """For each benchmark key, its ``top`` training rows by weighted Jaccard of op counts, at or above ``floor``
+    (keys may be ``(row id, graph index)``: a row is counted once, by its best graph).
 
     One dense min/max pass per block of training rows over the (small) op vocabulary.
     """
@@ -72,9 +74,19 @@ def op_overlap_pairs(bench_ops: Mapping[str, Mapping[str, int]], train_ops: Mapp
             best[int(bi)].append((float(sim[bi, tj]), start + int(tj)))
     out = []
     for bi, scored in best.items():
-        scored.sort(key=lambda x: (-x[0], t_keys[x[1]]))
-        out.extend((b_keys[bi], t_keys[tj], s) for s, tj in scored[:top])
+        scored.sort(key=lambda x: (-x[0], str(t_keys[x[1]])))
+        seen: set = set()
+        for s, tj in scored:
+            row = _row(t_keys[tj])
+            if row not in seen and len(seen) < top:
+                seen.add(row)
+                out.append((b_keys[bi], t_keys[tj], s))
     return out
+
+
+def _row(key):
+    """A row id from an op-multiset key: the id itself, or (id, graph index) for one graph of a row."""
+    return key[0] if isinstance(key, tuple) else key
 
 
 def probe_candidates(pairs: Iterable, bench_ops: Mapping[str, Mapping[str, int]],
@@ -86,7 +98,7 @@ def probe_candidates(pairs: Iterable, bench_ops: Mapping[str, Mapping[str, int]]
     chosen: set[tuple[str, str]] = set()
     for field in RANKED_FIELDS:
         chosen |= _top_by_field(pairs, field, top_k)
-    chosen |= {(b, t) for b, t, _ in op_overlap_pairs(bench_ops, train_ops, op_overlap_floor, top_ops)}
+    chosen |= {(_row(b), _row(t)) for b, t, _ in op_overlap_pairs(bench_ops, train_ops, op_overlap_floor, top_ops)}
     if probeable is not None:
         bench_ok, train_ok = probeable
         chosen = {(b, t) for b, t in chosen if b in bench_ok and t in train_ok}

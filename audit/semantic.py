@@ -30,7 +30,6 @@ import hashlib
 import logging
 import os
 import random
-import sqlite3
 import threading
 import time
 from collections import deque
@@ -40,6 +39,8 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 import numpy as np
+
+from kvdata.kv_store import KeyValueStore
 
 from kvdata.audit.embedding_backends import WindowEncoder, load_encoder
 from kvdata.audit.embedding_windows import Chunking, WindowCutter, WindowGroup
@@ -104,37 +105,23 @@ def auto_device(device: Optional[str] = None) -> str:
 
 # ---------------------------------------------------------------------------------------------- cache
 class EmbeddingCache:
-    """Document vectors by content key, in one SQLite file (safe for concurrent readers and one writer)."""
+    """Document vectors (float32) by content key, in one SQLite file (:class:`kvdata.kv_store.KeyValueStore`)."""
 
     def __init__(self, cache_dir: str | os.PathLike):
-        self.path = Path(cache_dir) / _CACHE_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
-        self._db.commit()
+        self._store = KeyValueStore(cache_dir, _CACHE_FILE, table="vectors")
+        self.path = self._store.path
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(keys))
-        for i in range(0, len(unique), 500):
-            part = unique[i:i + 500]
-            rows = self._db.execute(
-                f"SELECT key, vec FROM emb WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
-            for key, blob in rows:
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
+        return {k: np.frombuffer(v, dtype=np.float32) for k, v in self._store.get_many(keys).items()}
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
-        self._db.executemany("INSERT OR REPLACE INTO emb (key, vec) VALUES (?, ?)",
-                             [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()])
-        self._db.commit()
+        self._store.put_many({k: np.asarray(v, dtype=np.float32).tobytes() for k, v in items.items()})
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM emb").fetchone()[0]
+        return len(self._store)
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 # ---------------------------------------------------------------------------------------------- embedding

@@ -342,8 +342,8 @@ class BehaviouralStep:
         bench_code = {it.id: it.code for it in ctx.bench}
         train_code = ctx.train_reference()
         probeable = (self._probeable(ctx, "bench", bench_code), self._probeable(ctx, "train", train_code))
-        ops_b = {k: _ops(fp) for k, fp in ctx.bench_fps.items()}
-        ops_t = {k: _ops(fp) for k, fp in ctx.train_fps.items()}
+        ops_b = {(k, i): ops for k, fp in ctx.bench_fps.items() for i, ops in enumerate(_ops(fp))}
+        ops_t = {(k, i): ops for k, fp in ctx.train_fps.items() for i, ops in enumerate(_ops(fp))}
         todo = probe_candidates(ctx.pairs.values(), ops_b, ops_t, top_k=o.probe_top_k, top_ops=o.probe_top_ops,
                                 op_overlap_floor=o.op_overlap_floor, probeable=probeable)
         outcomes: dict = {}
@@ -377,13 +377,9 @@ class BehaviouralStep:
         return out
 
 
-def _ops(fp) -> dict[str, int]:
-    """The op multiset of a fingerprint's largest graph (empty if the tracer did not record one)."""
-    graphs = getattr(fp, "graphs", None) or []
-    if not graphs:
-        return {}
-    g = max(graphs, key=lambda g: g.n_ops)
-    return dict(getattr(g, "ops", None) or {})
+def _ops(fp) -> list[dict[str, int]]:
+    """The op multiset of each traced graph of a fingerprint (a file with several modules has several)."""
+    return [dict(getattr(g, "ops", None) or {}) for g in (getattr(fp, "graphs", None) or [])]
 
 
 STEPS = (LexicalStep(), SemanticStep(), StructuralStep(), KernelStep(), BehaviouralStep())

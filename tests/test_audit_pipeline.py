@@ -67,7 +67,10 @@ def test_behavioural_veto_and_what_it_spares():
     assert fused.flagged and fused.reason == "structural_containment>=0.95"
     # a benchmark kernel in a Triton library file: probing says nothing about kernels
     kernel = flag_pair(PairScores("b", "t", kernel_jaccard=0.9, behavioural=0.0), th)
-    assert kernel.flagged and kernel.reason == "kernel_jaccard>=0.7"
+    assert kernel.flagged and kernel.reason == "kernel_jaccard>=0.8"
+    # ... unless the kernel rule refused the match (ops that differ, or a kernel too short to count)
+    refused = flag_pair(PairScores("b", "t", kernel_jaccard=0.9, kernel_veto="op_conflicts=2"), th)
+    assert not refused.flagged
     # behaviour alone flags a paraphrase nothing else sees
     para = flag_pair(PairScores("b", "t", jaccard=0.1, structural=0.3, behavioural=1.0), th)
     assert para.flagged and para.reason == "behavioural>=0.999"

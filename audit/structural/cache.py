@@ -11,9 +11,8 @@ import functools
 import hashlib
 import json
 import os
-import sqlite3
-import threading
-from pathlib import Path
+
+from kvdata.kv_store import KeyValueStore
 
 from .records import FINGERPRINT_VERSION, Fingerprint, TraceError
 
@@ -34,38 +33,23 @@ def content_key(code: str) -> str:
 
 
 class FingerprintCache:
-    """Fingerprints (or deterministic failures) by content key."""
+    """Fingerprints (or deterministic failures) by content key (:class:`kvdata.kv_store.KeyValueStore`)."""
 
     def __init__(self, cache_dir: str | os.PathLike):
-        self.path = Path(cache_dir) / "fingerprints.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS fp (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
-        self._db.commit()
-        self._lock = threading.Lock()
+        self._store = KeyValueStore(cache_dir, "fingerprints.sqlite", table="fp")
+        self.path = self._store.path
 
     def get_many(self, keys: list[str]) -> dict[str, Fingerprint | TraceError]:
         found: dict[str, Fingerprint | TraceError] = {}
-        unique = list(dict.fromkeys(keys))
-        with self._lock:
-            for i in range(0, len(unique), 500):
-                part = unique[i:i + 500]
-                rows = self._db.execute(
-                    f"SELECT key, body FROM fp WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
-                for key, body in rows:
-                    d = json.loads(body)
-                    found[key] = TraceError.from_json(d) if "error" in d else Fingerprint.from_json(d)
+        for key, body in self._store.get_many(keys).items():
+            d = json.loads(body)
+            found[key] = TraceError.from_json(d) if "error" in d else Fingerprint.from_json(d)
         return found
 
     def put(self, key: str, value: Fingerprint | TraceError) -> None:
         if isinstance(value, TraceError) and not value.final:
             return
-        body = json.dumps(value.to_json())
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO fp (key, body) VALUES (?, ?)", (key, body))
-            self._db.commit()
+        self._store.put_many({key: json.dumps(value.to_json())})
 
     def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM fp").fetchone()[0]
+        return len(self._store)
