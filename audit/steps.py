@@ -30,8 +30,8 @@ __all__ = ["AuditOptions", "AuditContext", "STEPS", "MEASURES", "lexical_pairs"]
 _SCAN_CHUNK = 5_000          # training rows per task of a lexical scan worker
 _PARALLEL_MIN_ROWS = 20_000  # below this, forking scan workers costs more than it saves
 # Trace outcomes that leave nothing to probe either (no code to run, or no reference found in it).
-NOT_PROBEABLE = frozenset({"empty", "no_get_inputs", "no_inputs", "no_module", "no_torch_reference",
-                           "exec_failed", "not_python"})
+# (the discovery codes of kvdata.audit.discover.REASON_CODES that no real run can change)
+NOT_PROBEABLE = frozenset({"empty_code", "syntax_error", "exec_failed", "no_torch_reference", "no_inputs"})
 
 
 @dataclass
@@ -196,28 +196,12 @@ class SemanticStep:
 
 # ---------------------------------------------------------------------------------------------- structural
 def _trace_batch(batch: list, workers=None, **kwargs) -> tuple[dict, dict]:
-    """One executor batch of (key, code) traced: (fingerprints, errors)."""
+    """One executor batch of (key, code) traced: (fingerprints, {key: TraceError} for the rest)."""
     from kvdata.audit import structural
 
-    errors: dict = {}
-    fps = structural.fingerprint_many(dict(batch), workers=workers, errors=errors, **kwargs)
-    return fps, errors
-
-
-def _reason_code(error) -> str:
-    code = getattr(error, "code", None)
-    if code:
-        return str(code)
-    text = str(getattr(error, "message", error))
-    if "get_inputs" in text:
-        return "no_get_inputs"
-    if "empty" in text:
-        return "empty"
-    if "timed out" in text or "stopped answering" in text:
-        return "timeout"
-    if "memory" in text:
-        return "memory"
-    return "trace_failed"
+    failures: dict = {}
+    fps = structural.fingerprint_many(dict(batch), workers=workers, failures=failures, **kwargs)
+    return fps, failures
 
 
 class StructuralStep:
@@ -236,7 +220,7 @@ class StructuralStep:
         for key in codes:
             cov = ctx.coverage.get(side, key)
             cov.traced = fps.get(key) is not None
-            cov.trace_reason = "" if cov.traced else _reason_code(errors.get(key, "not traced"))
+            cov.trace_reason = "" if cov.traced else getattr(errors.get(key), "code", "not_traced")
         return {k: v for k, v in fps.items() if v is not None}
 
     def run(self, ctx: AuditContext) -> None:
@@ -248,10 +232,9 @@ class StructuralStep:
         floor = min(0.3, th.structural)
         for b, t, score in structural.structural_pairs(ctx.bench_fps, ctx.train_fps, threshold=floor):
             ctx.pair(b, t).structural = score
-        if hasattr(structural, "containment_pairs"):
-            for b, t, score in structural.containment_pairs(ctx.bench_fps, ctx.train_fps,
-                                                            threshold=min(0.5, th.structural_containment)):
-                ctx.pair(b, t).structural_containment = score
+        for b, t, score in structural.containment_pairs(ctx.bench_fps, ctx.train_fps,
+                                                        threshold=min(0.5, th.structural_containment)):
+            ctx.pair(b, t).structural_containment = score
         ctx.notes.append(f"structural: traced {len(ctx.bench_fps)}/{len(ctx.bench)} benchmark items and "
                          f"{len(ctx.train_fps)}/{len(ctx.train)} training rows")
 
@@ -266,7 +249,7 @@ class StructuralStep:
                 continue
             if math.isnan(p.structural):
                 p.structural = float(structural.structural_similarity(fb, ft))
-            if math.isnan(p.structural_containment) and hasattr(structural, "structural_containment"):
+            if math.isnan(p.structural_containment):
                 p.structural_containment = float(structural.structural_containment(fb, ft))
 
 

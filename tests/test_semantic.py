@@ -201,10 +201,16 @@ def test_cache_keys_differ_per_backend(tmp_path, fp32, default_cpu):
 
 
 def test_embeddings_are_normalised_and_deterministic(tmp_path):
-    vecs = S.embed([SOFTMAX, CONV, ""], cache_dir=tmp_path, progress=False)
+    stats: dict = {}
+    vecs = S.embed([SOFTMAX, CONV, ""], cache_dir=tmp_path, progress=False, stats=stats)
     assert vecs.shape == (3, 384) and vecs.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
-    np.testing.assert_allclose(S.embed([SOFTMAX], progress=False), vecs[:1], atol=1e-5)
+    # Alone or with batch mates: the same vector. In fp16/bf16 on a GPU, other padding picks other kernels,
+    # which moves components by ~1e-4 (cosine > 0.9999); int8 and fp32 agree to 1e-5.
+    half = any(p in str(stats.get("backend")) for p in ("fp16", "bf16"))
+    alone = S.embed([SOFTMAX], progress=False)
+    np.testing.assert_allclose(alone, vecs[:1], atol=1e-3 if half else 1e-5)
+    assert float(alone[0] @ vecs[0]) > 0.9999
 
 
 def test_second_call_embeds_nothing_new(tmp_path):

@@ -26,7 +26,7 @@ ALARM_IGNORED = (  # disarms the worker's per-item alarm: only the parent's watc
     "            pass\n"
     "def get_inputs(): return [torch.rand(4)]\n"
 )
-CRASH = "import os\nos._exit(7)\ndef get_inputs():\n    return []\n"
+CRASH = "import os, torch\nos._exit(7)\ndef get_inputs():\n    return []\n"
 
 
 def _kernelbench(shared_data: Path, version: str) -> dict:
@@ -52,7 +52,7 @@ def traced(fixtures, tmp_path_factory):
     codes = dict(fixtures)
     items = list(codes.items())
     mid = len(items) // 2
-    order = items[:mid] + [("bad/hang", HANG), ("bad/crash", CRASH), ("bad/no_inputs", "x = 1\n")] + items[mid:]
+    order = items[:mid] + [("bad/hang", HANG), ("bad/crash", CRASH), ("bad/no_inputs", "import torch\nx = 1\n")] + items[mid:]
     cache = tmp_path_factory.mktemp("fpcache")
     errors: dict = {}
     stats = S.TraceStats()

@@ -47,6 +47,8 @@ def _static_failure(code) -> Optional[TraceError]:
 
     if not isinstance(code, str) or not code.strip():
         return TraceError("empty or non-text code", code="empty_code")
+    if "torch" not in code:
+        return TraceError("the code never mentions torch", code="no_torch_reference")
     if "get_inputs" not in code and not any(INPUT_HELPER.match(n) for n in _DEF_NAME.findall(code)):
         return TraceError("no get_inputs() or inputs helper in the code", code="no_inputs")
     return None
