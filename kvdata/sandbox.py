@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import psutil
 
@@ -206,7 +206,7 @@ class Sandbox:
             t0 = time.monotonic()
             proc, scratch = self.popen(argv, scratch=scratch, stdout=out, stderr=err,
                                        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
-            watch = _Watchdog(proc, self.limits)
+            watch = Watchdog(proc.pid, self.limits.timeout_s, self.limits.memory_mb, kill=lambda: kill_tree(proc))
             watch.start()
             if stdin is not None:
                 try:
@@ -214,12 +214,7 @@ class Sandbox:
                     proc.stdin.close()
                 except (BrokenPipeError, OSError):
                     pass
-            try:
-                proc.wait(timeout=self.limits.timeout_s)
-            except subprocess.TimeoutExpired:
-                watch.timed_out = True
-                kill_tree(proc)
-                proc.wait()
+            proc.wait()
             watch.stop()
             wall = time.monotonic() - t0
             return SandboxResult(
@@ -398,28 +393,40 @@ def tree_rss_mb(pid: int) -> float:
     return total / 2**20
 
 
-class _Watchdog(threading.Thread):
-    """Polls the worker tree's resident memory and kills it past the limit."""
+class Watchdog(threading.Thread):
+    """Kills a process tree that runs past its wall-clock limit or its resident-memory limit.
 
-    def __init__(self, proc: subprocess.Popen, limits: SandboxLimits, period_s: float = 0.05):
+    The one watchdog of everything that runs untrusted code: ``Sandbox.run`` watches its
+    worker with it, and the re-verification zygote (``kvdata.reverify.zygote``) each
+    sample's forked process. It polls the tree's RSS (``tree_rss_mb``) every ``period_s``,
+    keeps the peak, and past a limit calls ``kill`` once and records which limit it was.
+    It never reaps the process: its owner waits for it and then calls ``stop``.
+    ``timeout_s`` / ``memory_mb``: None (or 0) for no limit.
+    """
+
+    def __init__(self, pid: int, timeout_s: Optional[float], memory_mb: Optional[float],
+                 kill: Callable[[], None], period_s: float = 0.05):
         super().__init__(daemon=True)
-        self.proc, self.limits, self.period_s = proc, limits, period_s
-        self.memory_exceeded = False
+        self.pid, self.timeout_s, self.memory_mb, self.kill, self.period_s = pid, timeout_s, memory_mb, kill, period_s
         self.timed_out = False
+        self.memory_exceeded = False
         self.peak_rss_mb = 0.0
         self._halt = threading.Event()
+        self._started_at = time.monotonic()
 
     def run(self) -> None:
-        while not self._halt.is_set() and self.proc.poll() is None:
-            rss = tree_rss_mb(self.proc.pid)
+        while not self._halt.is_set():
+            rss = tree_rss_mb(self.pid)
             self.peak_rss_mb = max(self.peak_rss_mb, rss)
-            if self.limits.memory_mb and rss > self.limits.memory_mb:
-                self.memory_exceeded = True
-                kill_tree(self.proc)
+            self.memory_exceeded = bool(self.memory_mb) and rss > self.memory_mb
+            self.timed_out = bool(self.timeout_s) and time.monotonic() - self._started_at > self.timeout_s
+            if self.memory_exceeded or self.timed_out:
+                self.kill()
                 return
             self._halt.wait(self.period_s)
 
     def stop(self) -> None:
+        """End the watch (the process has ended, or its owner ended it); the verdicts stay."""
         self._halt.set()
         self.join(timeout=1)
 

@@ -5,7 +5,8 @@ pipeline, which turns it into an Arrow row with ``to_row()`` and writes it under
 Arrow schema of its config (``arrow_schema(config)``). ``datasets.Features`` for the
 same config come from ``features(config)``. Rejected input travels as ``Reject``.
 
-Re-verification and the overlap audit read these same columns.
+Re-verification and the overlap audit read these same columns; re-verification's own results
+have theirs too (``RESULT_SCHEMA``).
 """
 from __future__ import annotations
 
@@ -227,6 +228,22 @@ REJECT_SCHEMA = pa.schema([
 
 # The kernel columns re-verification needs from any input (a built config, JSONL, parquet).
 REVERIFY_COLUMNS = ("id", "language", "pytorch_code", "kernel_code", "pytorch_functional_code")
+
+# One re-verification result per sample and backend (``reverify.store``: JSONL while running, parquet at the end).
+RESULT_SCHEMA = pa.schema([
+    ("id", pa.string()), ("status", pa.string()), ("correct", pa.bool_()), ("flags", pa.list_(pa.string())),
+    ("message", pa.string()), ("max_abs_err", pa.float64()), ("ref_ms", pa.float64()), ("kernel_ms", pa.float64()),
+    ("speedup", pa.float64()), ("backend", pa.string()), ("portability", pa.bool_()), ("hardware", pa.string()),
+    ("arch", pa.string()), ("torch_version", pa.string()), ("triton_version", pa.string()),
+    ("rocm_version", pa.string()), ("compiler", pa.string()), ("isolation", pa.string()),
+    ("compile_ok", pa.bool_()), ("cache_hit", pa.bool_()), ("seeds", pa.list_(pa.int64())), ("atol", pa.float64()),
+    ("rtol", pa.float64()), ("config_hash", pa.string()), ("subset", pa.string()), ("task_name", pa.string()),
+    ("language", pa.string()), ("wall_s", pa.float64()), ("overhead_s", pa.float64()), ("peak_rss_mb", pa.float64()),
+    ("verified_at", pa.string()),
+    ("torch_compute_ops", pa.list_(pa.string())),   # the math aten ops the candidate's forward ran (information)
+    ("knockout", pa.string()),                      # what the kernel knockout showed, in short (None: not run)
+    ("timed_outputs_checked", pa.bool_()),          # the timed calls' outputs were compared too (None: not timed)
+])
 
 
 def arrow_schema(config: str) -> pa.Schema:

@@ -407,6 +407,8 @@ def main() -> None:
     ap.add_argument("--transport", action="store_true",
                     help="only the tensor transport + checks micro-benchmark, before (torch.save pickles, "
                          "float64 checks) and after (raw blobs, chunked checks), on --rows x --cols float32")
+    ap.add_argument("--no-knockout", action="store_true",
+                    help="leave out the knockout rounds (run once with and once without: the knockout's cost)")
     ap.add_argument("--recorder", action="store_true",
                     help="only the cost of recording a candidate call's aten ops (torch_compute), in forked "
                          "children of a parent that did or did not enter the recorder once")
@@ -442,7 +444,7 @@ def main() -> None:
     backend = "triton-gpu" if args.device == "cuda" else "triton-interpreter"
     tmp = Path(tempfile.mkdtemp(prefix="kvbench-"))
     config = ReverifyConfig(backend=backend, seeds=args.seeds, timeout_s=600, spares_ahead=args.spares_ahead,
-                            rehearse=not args.no_rehearsal)
+                            rehearse=not args.no_rehearsal, knockout=not args.no_knockout)
     verifier = Verifier(config, cache_root=tmp / "cache")
 
     t0 = time.perf_counter()
@@ -484,6 +486,7 @@ def main() -> None:
         "cold_start_s": cold_s, "zygote_import_s": import_s,
         "median_harness_s": statistics.median(r["wall_s"] for r in rows),
         "median_bare_s": statistics.median(bare_cold),
+        "knockout": not args.no_knockout,
         "median_overhead_s": statistics.median(p["overhead_s"] for p in per),
         "median_rerun_harness_s": statistics.median(r["wall_s"] for r in rerun_rows),
         "median_rerun_bare_s": statistics.median(bare_warm),

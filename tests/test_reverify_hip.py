@@ -1,12 +1,15 @@
 """HIP re-verification backends: real hipcc/clang/nvcc compiles of the bundled HIP samples.
 
-Compiles are the slow part (10-30 s each on 2 cores): the whole module runs one 4-pass
-compile of a correct sample (host + gfx90a + gfx940 [+ gfx942]), one 2-pass compile of a
-broken one, and one nvcc device compile; everything else reuses the cache.
+Compiles are the slow part on 2 cores: one precompiled torch/extension.h per pass (about a
+minute each, built once by ``prepare``), then a few seconds per pass. The module runs one
+4-pass compile of a correct sample (host + gfx90a + gfx940 [+ gfx942]), one 2-pass compile of
+a broken one, a verifier run whose compiler crashes, and one nvcc device compile; everything
+else reuses the cache.
 """
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 import struct
 from pathlib import Path
@@ -19,15 +22,18 @@ from kvdata.reverify.backends.cuda_portability import (CudaPortabilityBackend, H
 from kvdata.reverify.backends.hip_compile import HipCompileBackend, HipCompileError
 from kvdata.reverify.backends.rocm import RocmBackend, _amd_arch, make_module_factory
 from kvdata.reverify.compile_cache import CompileCache, cache_key
+from kvdata.reverify import toolchain
+from kvdata.reverify.backends.base import ToolchainError
 from kvdata.reverify.hipify import reverse_mapping, translate
-from kvdata.reverify.toolchain import find_clang, find_hipcc, find_nvcc
+from kvdata.reverify.toolchain import find_clang, find_nvcc, find_rocm
 
 REPO = Path(__file__).resolve().parents[1]
 GPUMODE = REPO / "builders" / "sample" / "hip_gpumode"
 BUNDLED_HIP = sorted((REPO / "builders" / "sample").rglob("*.hip"))
 EM_AMDGPU = 224
 
-needs_hipcc = pytest.mark.skipif(find_hipcc() is None, reason="hipcc (Debian ROCm 5.2) not installed")
+needs_hipcc = pytest.mark.skipif(find_clang() is None or find_rocm(find_clang().path) is None,
+                                 reason="clang >= 17 with Debian's ROCm 5.2 (hipcc package) not installed")
 
 
 def bundled(name: str) -> str:
@@ -39,11 +45,10 @@ def functional(name: str) -> str:
 
 
 def amdgpu_code_object_target(path: str) -> str:
-    """The target id in a clang offload bundle (what hipcc --cuda-device-only -c writes)."""
+    """The target of an AMDGPU code object (what clang --cuda-device-only -c --no-gpu-bundle-output writes)."""
     data = Path(path).read_bytes()
-    assert data.startswith(b"__CLANG_OFFLOAD_BUNDLE__"), f"{path} is not an offload bundle"
-    elf = data.find(b"\x7fELF")
-    assert elf > 0 and struct.unpack("<H", data[elf + 18:elf + 20])[0] == EM_AMDGPU
+    assert data.startswith(b"\x7fELF"), f"{path} is not an ELF code object"
+    assert struct.unpack("<H", data[18:20])[0] == EM_AMDGPU
     return re.search(rb"amdgcn-amd-amdhsa--(gfx\w+)", data).group(1).decode()
 
 
@@ -53,9 +58,30 @@ def compile_cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("compile-cache")
 
 
-@needs_hipcc
-def test_bundled_sample_compiles_for_each_amd_arch_then_hits_the_cache(compile_cache_dir, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def prepared_header_cache(tmp_path_factory) -> dict:
+    """What the parent does once per run: ``prepare`` builds the precompiled headers, ``worker_env`` names them."""
     archs = ("gfx90a", "gfx940") + (("gfx942",) if find_clang() and "gfx942" in find_clang().archs else ())
+    backend = HipCompileBackend(archs=archs)
+    shared = tmp_path_factory.mktemp("shared-cache")
+    backend.prepare(shared)
+    env = backend.worker_env()
+    assert env == {hip_compile.HEADER_CACHE_ENV: str(shared / hip_compile.HEADER_CACHE_SUBDIR)}
+    return {"archs": archs, "env": env, "headers": CompileCache(shared / hip_compile.HEADER_CACHE_SUBDIR)}
+
+
+@pytest.fixture
+def worker(prepared_header_cache, monkeypatch) -> dict:
+    for k, v in prepared_header_cache["env"].items():
+        monkeypatch.setenv(k, v)
+    return prepared_header_cache
+
+
+@needs_hipcc
+def test_bundled_sample_compiles_for_each_amd_arch_then_hits_the_cache(worker, compile_cache_dir, tmp_path,
+                                                                       monkeypatch):
+    archs = worker["archs"]
+    assert worker["headers"].stats() == {"hits": 0, "misses": len(archs) + 1}    # one header per pass
     backend = HipCompileBackend(archs=archs)
     ok, why = backend.is_available()
     assert ok, why
@@ -65,14 +91,22 @@ def test_bundled_sample_compiles_for_each_amd_arch_then_hits_the_cache(compile_c
     results = {r["arch"]: r for r in first.arch_results}
     assert list(results) == list(archs)
     assert all(r["compile_ok"] for r in results.values()), first.compile_log
+    assert all(r["precompiled_header"] for r in results.values()), first.compile_log
+    assert "-include-pch" in first.compile_log and "-fsyntax-only" in first.compile_log
     assert first.cache_hit is False and first.make_module is None
-    for arch in ("gfx90a", "gfx940"):           # hipcc: linked AMDGPU code objects
+    for arch in ("gfx90a", "gfx940"):           # linked AMDGPU code objects
+        assert results[arch]["mode"] == "device-object"
         assert amdgpu_code_object_target(results[arch]["artifact"]) == arch
-    if "gfx942" in results:                     # clang-19: gfx942 assembly of the kernel
+    if "gfx942" in results:                     # no ROCm 5.2 device libraries: gfx942 assembly of the kernel
         asm = Path(results["gfx942"]["artifact"]).read_text()
         assert ".amdgcn_target \"amdgcn-amd-amdhsa--gfx942" in asm and "softmax_rows" in asm
     env = backend.environment()
     assert env["arch"] == ",".join(archs) and env["rocm_version"].startswith("5.2")
+    assert env["compiler"].endswith(f"-std={toolchain.torch_cxx_standard()}")
+    # the sample's cache holds its passes only; the headers stayed in the shared cache, which was only read
+    assert CompileCache(compile_cache_dir).stats() == {"hits": 0, "misses": len(archs) + 1}
+    assert not list(compile_cache_dir.glob("pch-headers"))
+    assert worker["headers"].stats()["misses"] == len(archs) + 1
 
     # Rerun: every pass is a cache hit and no compiler runs.
     def no_compiler(*args, **kwargs):
@@ -81,25 +115,124 @@ def test_bundled_sample_compiles_for_each_amd_arch_then_hits_the_cache(compile_c
     second = HipCompileBackend(archs=archs).build(sample, tmp_path / "w2", compile_cache_dir)
     assert second.cache_hit is True
     assert [r["compile_ok"] for r in second.arch_results] == [True] * len(archs)
-    stats = CompileCache(compile_cache_dir).stats()
-    assert stats["hits"] >= len(archs) + 1 and stats["misses"] == len(archs) + 1
+    assert CompileCache(compile_cache_dir).stats() == {"hits": len(archs) + 1, "misses": len(archs) + 1}
+
+
+def test_torch_cxx_standard_is_the_one_atens_guard_demands():
+    import torch
+
+    major_minor = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+    assert toolchain.torch_cxx_standard() == ("c++20" if major_minor >= (2, 14) else "c++17")
+
+
+def test_only_a_source_that_starts_with_torch_extension_uses_the_precompiled_header():
+    assert hip_compile.starts_with_torch_extension("// c\n/* x */\n#include <torch/extension.h>\n#include <x>")
+    assert hip_compile.starts_with_torch_extension("#  include   <torch/extension.h>\n")
+    assert not hip_compile.starts_with_torch_extension("#define N 4\n#include <torch/extension.h>\n")
+    assert not hip_compile.starts_with_torch_extension("#include <hip/hip_runtime.h>\n")
+
+
+FAKE_CRASHING_CLANG = """#!/bin/sh
+# A clang that reports a version and its AMD targets, finds ROCm, and segfaults on every compile.
+case "$*" in
+  *--version*) echo "clang version 22.0.0"; exit 0;;
+  *-mcpu=help*) echo "gfx90a gfx940 gfx942"; exit 0;;
+  *-v\\ -fsyntax-only*) echo "Found HIP installation: /usr, version 5.2.21153" >&2; exit 0;;
+esac
+kill -SEGV $$
+"""
+
+
+def put_crashing_clang_first_on_path(bin_dir: Path, monkeypatch) -> Path:
+    """A clang++-22 (newer than any installed, so find_clang picks it) that crashes; the probes forget the real one."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    fake = bin_dir / "clang++-22"
+    fake.write_text(FAKE_CRASHING_CLANG)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    for probe in (toolchain.find_clang, toolchain.find_rocm):
+        probe.cache_clear()
+    return fake
+
+
+@pytest.fixture
+def forget_probed_toolchain():
+    yield
+    for probe in (toolchain.find_clang, toolchain.find_rocm):
+        probe.cache_clear()
+
+
+def test_a_crashing_compiler_is_a_toolchain_error_and_is_not_cached(tmp_path, monkeypatch, forget_probed_toolchain):
+    fake = put_crashing_clang_first_on_path(tmp_path / "bin", monkeypatch)
+    assert find_clang().path == str(fake)
+    backend = HipCompileBackend(archs=("gfx90a",))          # not prepared: no precompiled header
+    assert backend.is_available()[0]
+    with pytest.raises(ToolchainError, match="the toolchain failed") as err:
+        backend.build({"kernel_code": bundled("3_Add")}, tmp_path / "w", tmp_path / "cache")
+    assert not isinstance(err.value, HipCompileError)
+    assert CompileCache(tmp_path / "cache").stats()["misses"] == 0       # nothing cached: a fixed toolchain recompiles
 
 
 @needs_hipcc
-def test_syntax_error_is_a_compile_error_with_the_compilers_message(compile_cache_dir, tmp_path, monkeypatch):
+def test_a_crashing_compiler_is_status_toolchain_error_in_a_verifier_run(tmp_path, monkeypatch,
+                                                                         forget_probed_toolchain):
+    """End to end: the sandboxed worker finds the crashing clang on PATH; the row is toolchain_error."""
+    from kvdata.reverify.config import ReverifyConfig
+    from kvdata.reverify.runner import Verifier
+    from kvdata.reverify.samples import Sample
+
+    verifier = Verifier(ReverifyConfig(backend="hip-compile"), cache_root=tmp_path / "cache",
+                        scratch_root=tmp_path / "scratch")
+    sample = Sample.from_row({"id": "crash-1", "language": "hip", "kernel_code": bundled("3_Add"),
+                              "pytorch_code": functional("3_Add")})
+    verifier._backend("hip-compile")                 # the parent probes the real clang
+    # the worker sees only the backend's cache (bound into its sandbox) and PATH: put the crashing clang there
+    put_crashing_clang_first_on_path(verifier.cache_dir("hip-compile") / "bin", monkeypatch)
+    try:
+        row = verifier.verify(sample)
+    finally:
+        verifier.close()
+    assert row["status"] == "toolchain_error" and not row["correct"], row
+    assert row["message"].startswith("ToolchainError: the toolchain failed (exit -11)"), row["message"]
+
+
+@needs_hipcc
+def test_a_standard_the_compiler_does_not_know_is_a_toolchain_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(hip_compile, "torch_cxx_standard", lambda: "c++99x")
+    with pytest.raises(ToolchainError, match="invalid value 'c\\+\\+99x'"):
+        HipCompileBackend(archs=("gfx90a",)).build({"kernel_code": bundled("1_ReLU")}, tmp_path / "w",
+                                                   tmp_path / "cache")
+    assert CompileCache(tmp_path / "cache").stats()["misses"] == 0
+
+
+BROKEN_SAMPLES = {
+    "missing_semicolon": (("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i]"), "error: expected ';'"),
+    # a sample that prints the toolchain's crash banner is still the one that failed
+    "errors_like_a_crash": (("#include <hip/hip_runtime.h>", "#include <hip/hip_runtime.h>\n"
+                             "#error Segmentation fault (PLEASE submit a bug report; Stack dump:)"),
+                            "error: Segmentation fault"),
+}
+
+
+@needs_hipcc
+@pytest.mark.parametrize("name", BROKEN_SAMPLES)
+def test_a_broken_sample_is_a_compile_error_with_the_compilers_message(name, worker, compile_cache_dir, tmp_path,
+                                                                        monkeypatch):
+    (old, new), message = BROKEN_SAMPLES[name]
     source = bundled("3_Add")
-    broken = source.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i]", 1)   # drop one semicolon
+    broken = source.replace(old, new, 1)
     assert broken != source
     backend = HipCompileBackend(archs=("gfx90a",))
     with pytest.raises(HipCompileError) as err:
         backend.build({"kernel_code": broken}, tmp_path / "w", compile_cache_dir)
+    assert not isinstance(err.value, ToolchainError)
     (result,) = err.value.results
-    assert result.arch == "gfx90a" and not result.compile_ok
-    assert "error: expected ';'" in str(err.value)
+    assert result.arch == "gfx90a" and not result.compile_ok and result.precompiled_header
+    assert message in str(err.value)
 
     # A deterministic compile failure is cached: the rerun reports it without compiling.
     monkeypatch.setattr(hip_compile, "_run_compiler", lambda *a, **k: pytest.fail("compiler ran"))
-    with pytest.raises(HipCompileError, match="expected ';'"):
+    with pytest.raises(HipCompileError, match=re.escape(message)):
         backend.build({"kernel_code": broken}, tmp_path / "w2", compile_cache_dir)
 
 

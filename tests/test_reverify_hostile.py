@@ -44,7 +44,9 @@ EXPECTED = {
     "steal_bait_gc": ({"incorrect"}, {"inconsistent_runs"}),
     "steal_bait_module": ({"incorrect"}, set()),
     "rewrite_round_a": ({"flagged"}, {"tampered_outputs"}),
-    "withhold_seal": ({"flagged"}, {"tampered_outputs"}),
+    # its "second round" now starts in the knockout, before the seal is sent: its forged seal goes down
+    # every pipe it kept, the done pipe included, and the zygote ends it (crashed, as forge_reference)
+    "withhold_seal": ({"flagged", "crashed"}, set()),
     "forge_reference": ({"flagged", "incorrect", "crashed"}, set()),   # crashed: it wrote the done pipe too
     # the next sample's process is forked while this one runs: stopping it must not hurt that sample
     "stop_next_sample": ({"incorrect", "runtime_error"}, set()),
@@ -97,9 +99,10 @@ def test_honest_control_is_correct(hostile_run):
     assert "torch_compute" not in row["flags"]          # allocation and views are not math
 
 
-def test_a_token_launch_beside_torch_math_is_flagged(tmp_path):
-    """One dummy launch satisfies the launch counter; the op recorder still sees torch do the math.
-    It is a warning: the answer is right, the sample is not a kernel."""
+def test_a_token_launch_beside_torch_math_fails_the_knockout(tmp_path):
+    """One dummy launch satisfies the launch counter; with it knocked out the answer is still
+    right, so the kernel did not compute it (``kernel_not_needed``). ``torch_compute`` stays as
+    information, with the ops torch ran."""
     honest = (HOSTILE / "_honest.py").read_text()
     token = honest.replace("        return launch(x, self.w)",
                            "        launch(x[:1, :1].contiguous(), self.w)\n        return torch.tanh(x) * self.w")
@@ -111,10 +114,11 @@ def test_a_token_launch_beside_torch_math_is_flagged(tmp_path):
              cache_root=tmp_path / "cache", progress=False)
     rows = {r["id"]: r for r in read_results(out)}
     token_row, honest_row = rows["token_launch"], rows["honest"]
-    assert token_row["status"] == "correct" and "no_kernel_launch" not in token_row["flags"]
-    assert "torch_compute" in token_row["flags"]
+    assert token_row["status"] == "flagged" and "kernel_not_needed" in token_row["flags"]
+    assert "no_kernel_launch" not in token_row["flags"] and "torch_compute" in token_row["flags"]
     assert {"tanh", "mul"} <= set(token_row["torch_compute_ops"])
     assert honest_row["status"] == "correct" and "torch_compute" not in honest_row["flags"]
+    assert "kernel_not_needed" not in honest_row["flags"]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -35,3 +35,22 @@ def test_parquet_readable_by_polars(tmp_path):
     assert df.height == 3
     assert {"id", "status", "correct", "flags", "speedup", "seeds", "backend", "isolation"} <= set(df.columns)
     assert df["flags"].dtype == pl.List(pl.String)
+
+
+def test_parquet_keeps_every_result_column(tmp_path):
+    """Every column of schema.RESULT_SCHEMA survives JSONL -> parquet -> read_results, nulls included
+    (torch_compute_ops used to be dropped from the parquet file)."""
+    from kvdata.schema import RESULT_SCHEMA
+
+    store = ResultStore(tmp_path / "r.jsonl")
+    full = dict(_row(1), torch_compute_ops=["addmm", "gelu"], knockout="launcher: 0/3 still right",
+                timed_outputs_checked=True, stage_s={"run": 0.1})
+    store.append(full)
+    store.append(_row(2))                                   # the new columns absent: null, not an error
+    rows = read_results(store.write_parquet(tmp_path / "r.parquet"))
+    assert list(rows[0]) == RESULT_SCHEMA.names            # diagnostics outside the schema stay in the JSONL
+    assert rows[0]["torch_compute_ops"] == ["addmm", "gelu"]
+    assert rows[0]["knockout"] == "launcher: 0/3 still right" and rows[0]["timed_outputs_checked"] is True
+    assert rows[1]["torch_compute_ops"] is None and rows[1]["knockout"] is None
+    assert rows[1]["timed_outputs_checked"] is None
+    assert [r["id"] for r in rows] == ["s1", "s2"] and rows[0]["seeds"] == [1, 2]

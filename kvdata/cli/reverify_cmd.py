@@ -30,6 +30,10 @@ from kvdata.cli import main
 @click.option("--speedup-limit", type=float, default=50.0, show_default=True,
               help="Flag speedups above this as implausible.")
 @click.option("--no-timing", is_flag=True, help="Correctness only, even on a GPU.")
+@click.option("--sanitize/--no-sanitize", default=None,
+              help="Run one seed of each sample again under compute-sanitizer memcheck (NVIDIA), without "
+                   "PyTorch's caching allocator; invalid accesses fail it (out_of_bounds). "
+                   "Default: on for portability runs (cuda-portability), off otherwise.")
 @click.option("--limit", type=int, help="Only the first N samples.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Compile cache root (default ~/.cache/kvdata).")
 @click.option("--report/--no-report", default=False, help="Write the report next to the results.")
@@ -39,7 +43,7 @@ from kvdata.cli import main
                    "each), 1 on the CPU; "
                    "0 starts each sample's process when its job arrives (least GPU memory).")
 def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, gpus, workers, shard, seeds,
-                 seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, limit, cache_dir, report,
+                 seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, sanitize, limit, cache_dir, report,
                  spares_ahead):
     """Recompile and rerun samples in a sandbox and record whether they are still correct."""
     from kvdata.reverify import reverify
@@ -64,7 +68,7 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
             tolerances[lang] = [atol if atol is not None else a, rtol if rtol is not None else r]
     config = ReverifyConfig(backend=backend, seeds=seeds, seed=seed, timeout_s=timeout, memory_mb=memory_mb,
                             speedup_limit=speedup_limit, tolerances=tolerances,
-                            timing=TimingConfig(enabled=not no_timing), spares_ahead=spares_ahead)
+                            timing=TimingConfig(enabled=not no_timing), sanitize=sanitize, spares_ahead=spares_ahead)
     try:
         summary = reverify(samples, out, config, executor=executor, workers=workers, gpus=gpus,
                            shard=parse_shard(shard) if shard else None, cache_root=cache_dir,

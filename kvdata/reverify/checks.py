@@ -31,17 +31,22 @@ class Comparison:
 
 
 # ----------------------------------------------------------------------------- parent side
-def compare_outputs(candidate: Sequence, reference: Sequence, atol: float, rtol: float) -> Comparison:
+def compare_outputs(candidate: Sequence, reference: Sequence, atol, rtol: float,
+                    centers: Optional[Sequence[float]] = None) -> Comparison:
     """Catches wrong answers, and outputs of the wrong count, shape or kind.
 
     NaN/inf in the candidate never match (``equal_nan=False``), so a candidate that hands
     back a poisoned (NaN-filled) buffer it never wrote fails. Anything that is not a
     plain ``torch.Tensor`` (a subclass with a rigged ``__eq__``, a Python object) fails.
     ``allclose`` semantics, evaluated in cache-sized chunks (see ``_compare_tensor``);
-    the first output that differs ends the comparison.
+    the first output that differs ends the comparison. ``atol``: one value, or one per
+    output; ``centers``: per output, a value both sides are measured from, so that ``rtol``
+    scales the deviation from it (``output_tolerances``; 0 otherwise).
     """
     import torch
 
+    atols = list(atol) if isinstance(atol, (list, tuple)) else [atol] * len(reference)
+    centers = list(centers) if centers is not None else [0.0] * len(reference)
     if len(candidate) != len(reference):
         return Comparison(False, None, f"{len(candidate)} outputs, expected {len(reference)}")
     worst = 0.0
@@ -54,17 +59,18 @@ def compare_outputs(candidate: Sequence, reference: Sequence, atol: float, rtol:
             return Comparison(False, None, f"output {i} dtype {c.dtype}, expected {r.dtype}")
         if c.numel() == 0:
             continue
-        close, max_err = _compare_tensor(c, r, atol, rtol)
+        close, max_err = _compare_tensor(c, r, atols[i], rtol, centers[i])
         worst = max(worst, max_err)
         if not close:
-            return Comparison(False, worst, f"output {i} differs: max abs err {max_err:.3g} (atol={atol}, rtol={rtol})")
+            return Comparison(False, worst, f"output {i} differs: max abs err {max_err:.3g} "
+                                            f"(atol={atols[i]:.3g}, rtol={rtol})")
     return Comparison(True, worst, "")
 
 
 CHUNK_ELEMENTS = 1 << 18        # 1 MB of float32: the temporaries of one chunk stay in cache
 
 
-def _compare_tensor(c, r, atol: float, rtol: float) -> tuple[bool, float]:
+def _compare_tensor(c, r, atol: float, rtol: float, center: float = 0.0) -> tuple[bool, float]:
     """(allclose(c, r), max |c - r|, inf if any difference is not finite), chunk by chunk.
 
     Why chunks and not ``allclose`` on the whole tensor in float64: for 4096x4096 float32
@@ -86,6 +92,8 @@ def _compare_tensor(c, r, atol: float, rtol: float) -> tuple[bool, float]:
     for start in range(0, cd.numel(), CHUNK_ELEMENTS):
         a = cd[start:start + CHUNK_ELEMENTS].to(work)
         b = rd[start:start + CHUNK_ELEMENTS].to(work)
+        if center:
+            a, b = a - center, b - center
         # numpy for the elementwise work: single-threaded, so a small chunk does not pay for
         # waking torch's intra-op thread pool (seen costing ~2 ms per op on a 16-core GPU host).
         an, bn = a.numpy(), b.numpy()
@@ -216,24 +224,121 @@ def check_outputs_not_aliased(worker_report: dict) -> list[str]:
     return [flag for flag in ("output_aliases_input", "output_aliases_reference") if worker_report.get(flag)]
 
 
-def check_degenerate_reference(reference: Sequence, atol: float, rtol: float) -> list[str]:
-    """Catches samples whose check cannot fail: a reference so small that zeros pass.
+@dataclass(frozen=True)
+class OutputTolerance:
+    """How one reference output is judged: its absolute tolerance, the value deviations are
+    measured from, and why."""
 
-    If ``max|ref| <= atol`` (or an all-zeros answer passes ``allclose``) for every output,
-    a kernel that writes nothing would be judged correct; the sample gets ``degenerate``.
-    Zeros pass iff ``|r| <= atol + rtol*|r|`` everywhere, which (for ``rtol < 1``) holds
-    iff it holds at ``max|r|``: one min/max pass per output instead of an ``allclose``.
+    atol: float
+    center: float = 0.0          # both sides are compared as deviations from this value
+    scaled: bool = False         # the run's tolerance could not tell a constant from the answer: scaled to its spread
+    undecidable: bool = False    # constant within float resolution: nothing tells a constant-writing kernel apart
+
+    @staticmethod
+    def atols(tolerances: Sequence["OutputTolerance"]) -> list[float]:
+        return [t.atol for t in tolerances]
+
+    @staticmethod
+    def centers(tolerances: Sequence["OutputTolerance"]) -> list[float]:
+        return [t.center for t in tolerances]
+
+
+RESOLUTION_ULPS = 8              # float rounding an honest kernel may add, in units of eps * max|ref|
+
+
+def output_tolerances(reference: Sequence, atol: float, rtol: float) -> list[OutputTolerance]:
+    """Resolves degenerate tests: one ``OutputTolerance`` per reference output of one seed.
+
+    A test is degenerate when a constant passes it: all zeros for a reference far below atol
+    (a softmax over 200,000 logits, ``x * 1e-7``), or the reference's own mean for one that
+    barely varies (``1 + 1e-5 * tanh(x)`` under rtol=1e-4). Such an output is judged on a
+    criterion scaled to its spread ``s = max|r - m|`` around its mean ``m``: deviations from
+    ``m`` are compared, ``|(c - m) - (r - m)| <= atol * s + res + rtol * |r - m|``, as if the
+    output were normalised to a spread of 1, the scale the run's tolerance is meant for.
+    ``res`` is the float rounding an honest kernel may add (``RESOLUTION_ULPS`` ulps of
+    ``max|r|``). Any constant then fails at the element furthest from it, and an honest
+    kernel's error, which scales with the values, still passes. An output whose spread is
+    within that resolution (all zeros, a constant) stays undecidable: ``inconclusive`` when
+    every output of every seed is. Integer and bool outputs are compared exactly anyway.
     """
     import torch
 
-    tensors = [r for r in reference if isinstance(r, torch.Tensor) and r.numel()]
-    if not tensors:
-        return ["degenerate"]
-    for r in tensors:
+    tolerances = []
+    for r in reference:
+        if not isinstance(r, torch.Tensor) or not r.numel():
+            tolerances.append(OutputTolerance(atol, undecidable=True))
+            continue
+        if not (r.is_floating_point() or r.is_complex()):
+            tolerances.append(OutputTolerance(atol, undecidable=_max_abs(r) == 0.0 and r.dtype == torch.bool))
+            continue
         peak = _max_abs(r)
-        if not (math.isfinite(peak) and peak <= atol + rtol * peak):    # NaN/inf: zeros do not pass
-            return []
-    return ["degenerate"]
+        if not math.isfinite(peak):
+            tolerances.append(OutputTolerance(atol))
+            continue
+        zeros_pass = peak <= atol + rtol * peak
+        lo, hi = _min_max(r)
+        # Its own mean is a constant only for an output of many elements (one element's mean is the answer).
+        constant_pass = False
+        if r.numel() > 1 and hi - lo <= 2 * (atol + rtol * peak):       # else no constant can pass: the usual case
+            mean = float((r.real if r.is_complex() else r).double().mean())
+            constant_pass = _constant_passes(r, mean, atol, rtol)
+        if not zeros_pass and not constant_pass:
+            tolerances.append(OutputTolerance(atol))
+            continue
+        mean = mean if constant_pass else 0.0
+        spread = _max_abs_deviation(r, mean)
+        resolution = RESOLUTION_ULPS * torch.finfo(r.real.dtype if r.is_complex() else r.dtype).eps * peak
+        if spread <= 2 * resolution:
+            tolerances.append(OutputTolerance(atol, mean, undecidable=True))
+        else:
+            tolerances.append(OutputTolerance(atol * spread + resolution, mean, scaled=True))
+    return tolerances
+
+
+def _min_max(t) -> tuple[float, float]:
+    """(min, max) of a real view of ``t``, chunk by chunk in numpy (see ``_max_abs``)."""
+    import torch
+
+    flat, lo, hi = (t.real if t.is_complex() else t).reshape(-1), math.inf, -math.inf
+    for start in range(0, flat.numel(), CHUNK_ELEMENTS):
+        chunk = flat[start:start + CHUNK_ELEMENTS]
+        arr = (chunk if chunk.dtype in (torch.float32, torch.float64) else chunk.to(torch.float32)).numpy()
+        lo, hi = min(lo, float(arr.min())), max(hi, float(arr.max()))
+    return lo, hi
+
+
+def _constant_passes(r, value: float, atol: float, rtol: float) -> bool:
+    """True when the constant ``value`` everywhere passes ``|value - r| <= atol + rtol*|r|``."""
+    import numpy as np
+
+    flat = (r.real if r.is_complex() else r).reshape(-1)
+    for start in range(0, flat.numel(), CHUNK_ELEMENTS):
+        chunk = flat[start:start + CHUNK_ELEMENTS].double().numpy()
+        if not bool((np.abs(value - chunk) <= atol + rtol * np.abs(chunk)).all()):
+            return False
+    return True
+
+
+def _max_abs_deviation(r, value: float) -> float:
+    """max |r - value|, chunk by chunk."""
+    import numpy as np
+
+    flat, worst = (r.real if r.is_complex() else r).reshape(-1), 0.0
+    for start in range(0, flat.numel(), CHUNK_ELEMENTS):
+        chunk = flat[start:start + CHUNK_ELEMENTS].double().numpy()
+        worst = max(worst, float(np.abs(chunk - value).max()))
+    return worst
+
+
+def check_degenerate_reference(tolerances: Sequence[Sequence[OutputTolerance]]) -> list[str]:
+    """``degenerate`` (a warning) when some output of some seed had to be judged on a scaled
+    tolerance, or could not be judged at all (``output_tolerances``)."""
+    return ["degenerate"] if any(t.scaled or t.undecidable for seed in tolerances for t in seed) else []
+
+
+def is_undecidable(tolerances: Sequence[Sequence[OutputTolerance]]) -> bool:
+    """True when no output of any seed can tell a kernel that writes zeros from a right one."""
+    return all(t.undecidable for seed in tolerances for t in seed)
 
 
 def _max_abs(t) -> float:
@@ -305,6 +410,169 @@ def torch_compute_ops(ops: Optional[dict]) -> list[str]:
     return sorted(k for k in (ops or {}) if isinstance(k, str) and k not in DATA_MOVEMENT_OPS)
 
 
+def check_dispatch_consistent(ops_per_call: Sequence[Optional[dict]]) -> list[str]:
+    """Catches candidates that compute one way while watched and another way after.
+
+    The op recorder watches every call of round A. A later call running torch math that the
+    first call did not (pure Triton on the first call, a torch GEMM afterwards) is
+    ``inconsistent_dispatch``. The reverse is allowed: an autotuner benchmarks, with torch
+    ops, on the first call only.
+    """
+    calls = [set(torch_compute_ops(ops)) for ops in ops_per_call if isinstance(ops, dict)]
+    if len(calls) < 2:
+        return []
+    return ["inconsistent_dispatch"] if set().union(*calls[1:]) - calls[0] else []
+
+
+@dataclass
+class KnockoutResult:
+    """What the knockout rounds showed (``knockout.py``): per mode, the seeds whose answer
+    was still right with every kernel disabled, and whether a kernel was handed the answer."""
+
+    modes: list = field(default_factory=list)
+    still_right: dict = field(default_factory=dict)     # mode -> number of seeds still right
+    handed_answer: int = 0                              # seeds where a kernel received the finished answer
+    mostly_right: int = 0                               # seeds still mostly right in every mode
+    seeds: int = 0
+
+    def summary(self) -> str:
+        if not self.modes:
+            return "not run"
+        parts = [f"{m}: {self.still_right.get(m, 0)}/{self.seeds} still right" for m in self.modes]
+        return "; ".join(parts) + (f"; answer handed to a kernel on {self.handed_answer}/{self.seeds}"
+                                   f"; mostly right on {self.mostly_right}/{self.seeds}")
+
+
+def check_kernels_needed(knockout: dict, reference: Sequence[Sequence], tolerances: Sequence[Sequence],
+                         rtol: float) -> tuple[list[str], KnockoutResult]:
+    """Catches kernels that do not compute the answer: ``kernel_not_needed`` (failing).
+
+    ``knockout``: mode -> {"outputs": per seed (None when the call raised), "handed": per seed,
+    copies of the output-sized tensors the disabled kernels were handed}. The kernels were not
+    needed when, for some seed, the answer is still right with all of them disabled (a token
+    launch beside torch math, a kernel writing a scratch buffer nobody reads, a torch fallback
+    taken whatever the shape), or when a disabled kernel was handed a tensor that already held
+    the answer (torch computed it; a copy or a ``*1`` kernel moved it into the output), or when
+    most of the output is still right in every mode (``fraction_still_right``). Judged
+    with the same per-output tolerances as the judged rounds. A legitimate partial kernel (a
+    Triton GEMM, then a torch bias add) breaks when its GEMM is knocked out, and stays correct.
+    """
+    from kvdata.reverify.knockout import sample_elements
+
+    reference = [[sample_elements(r) for r in seed] for seed in reference]     # as the harness sampled
+    result = KnockoutResult(modes=list(knockout), seeds=len(reference))
+    handed_seeds: set = set()
+    mostly_right = [set() for _ in knockout]          # per mode: seeds whose outputs were mostly still right
+    for m, (mode, rounds) in enumerate(knockout.items()):
+        outputs, handed = list(rounds.get("outputs") or []), list(rounds.get("handed") or [])
+        handed += [[]] * (len(reference) - len(handed))
+        right = 0
+        for seed, (out, ref, tol) in enumerate(zip(outputs, reference, tolerances)):
+            if out is not None and compare_outputs(out, ref, OutputTolerance.atols(tol), rtol,
+                                                   OutputTolerance.centers(tol)).ok:
+                right += 1
+            if out is not None and fraction_still_right(out, ref, tol, rtol) >= MOSTLY_RIGHT:
+                mostly_right[m].add(seed)
+            if any(_holds_an_output(t, ref, tol, rtol) for t in handed[seed] or []):
+                handed_seeds.add(seed)
+        result.still_right[mode] = right
+    result.handed_answer = len(handed_seeds)
+    result.mostly_right = len(set.intersection(*mostly_right)) if mostly_right else 0
+    needed = not any(result.still_right.values()) and not handed_seeds and not result.mostly_right
+    return ([] if needed else ["kernel_not_needed"]), result
+
+
+MOSTLY_RIGHT = 0.5      # with every kernel disabled, at least this share of the output still right: torch did it
+
+
+def fraction_still_right(candidate: Sequence, reference: Sequence, tolerances: Sequence[OutputTolerance],
+                         rtol: float) -> float:
+    """The share of output elements within tolerance (all outputs together).
+
+    Why: a kernel that computes one row of 32 while torch computes the rest is "needed" (the
+    knocked-out row is wrong) but does not compute the answer. With every kernel disabled in
+    every knockout mode, most of such an output is still right; a legitimate kernel's output,
+    poisoned with NaN in the ``poison`` mode, is right nowhere.
+    """
+    import numpy as np
+    import torch
+
+    close = total = 0
+    for c, r, tol in zip(candidate, reference, tolerances):
+        if type(c) is not torch.Tensor or tuple(c.shape) != tuple(r.shape) or c.is_complex() != r.is_complex():
+            total += r.numel()
+            continue
+        cd, rd = _as_real(c).reshape(-1), _as_real(r).reshape(-1)
+        for start in range(0, rd.numel(), CHUNK_ELEMENTS):
+            a = cd[start:start + CHUNK_ELEMENTS].double().numpy() - tol.center
+            b = rd[start:start + CHUNK_ELEMENTS].double().numpy() - tol.center
+            with np.errstate(invalid="ignore", over="ignore"):
+                close += int((np.abs(a - b) <= tol.atol + rtol * np.abs(b)).sum())
+        total += rd.numel()
+    return close / total if total else 0.0
+
+
+def _holds_an_output(tensor, reference: Sequence, tolerances: Sequence, rtol: float) -> bool:
+    """True when ``tensor`` (a sample, ``knockout.sample_elements``) matches a reference output's sample."""
+    import torch
+
+    if type(tensor) is not torch.Tensor:
+        return False
+    for r, tol in zip(reference, tolerances):
+        if tol.undecidable or r.numel() != tensor.numel() or r.is_complex() != tensor.is_complex():
+            continue
+        if compare_outputs([tensor.reshape(r.shape)], [r], [tol.atol], rtol, [tol.center]).ok:
+            return True
+    return False
+
+
+def check_timed_outputs(timed: Optional[Sequence], reference_timed: Optional[Sequence], atol: float,
+                        rtol: float) -> list[str]:
+    """Catches speed bought with caching inside the timing loop: ``timed_outputs_mismatch`` (failing).
+
+    Every timed call gets inputs no earlier call saw (``harness.timing_inputs``); the outputs of
+    the last timed calls are compared with the reference's on the same inputs, each output on
+    its own tolerance (``output_tolerances``). A candidate that memoises by shape, pointer or
+    call count answers them with a stale result; one that left the last calls without outputs
+    fails too.
+    """
+    if not reference_timed:
+        return []
+    if not timed or len(timed) != len(reference_timed):
+        return ["timed_outputs_mismatch"]
+    for out, ref in zip(timed, reference_timed):
+        tol = output_tolerances(ref, atol, rtol)
+        if not compare_outputs(out, ref, OutputTolerance.atols(tol), rtol, OutputTolerance.centers(tol)).ok:
+            return ["timed_outputs_mismatch"]
+    return []
+
+
+def check_background_work(worker_report: dict) -> list[str]:
+    """Catches work left running after forward returns: ``background_work`` (failing).
+
+    In round B the worker checks, after each call, for threads the call started that are
+    still alive, and (GPU) for outputs that still change between the return, with the current
+    stream finished, and a whole-device synchronisation: a side stream or a thread finishing
+    the answer, which per-stream timing events would not see.
+    """
+    return ["background_work"] if worker_report.get("background_work") else []
+
+
+def check_weights_loaded(worker_report: dict) -> list[str]:
+    """Catches candidates whose parameters do not match ``Model``'s by name: the reference's
+    weights then load only partly (``strict=False``), and what the candidate computes with
+    the rest is its own initialisation. ``state_dict_mismatch`` (a warning: the outputs were
+    still compared on the reference's inputs)."""
+    return ["state_dict_mismatch"] if worker_report.get("state_dict_mismatch") else []
+
+
+def check_memory_safe(report) -> list[str]:
+    """Catches out-of-bounds accesses that pass every comparison (a store past the end lands
+    in allocator slack): ``out_of_bounds`` when the memcheck run of one seed
+    (``sanitize.SanitizerReport``, run without the caching allocator) found errors."""
+    return ["out_of_bounds"] if report is not None and report.ran and report.errors else []
+
+
 def check_plausible_speedup(speedup: Optional[float], limit: float) -> list[str]:
     """Catches timing tricks (work deferred past the timed region, a stream the events do
     not see, results cached between timed calls): a speedup above ``limit`` is flagged."""
@@ -312,14 +580,16 @@ def check_plausible_speedup(speedup: Optional[float], limit: float) -> list[str]
 
 
 # ----------------------------------------------------------------------------- worker side
-def poison_allocator(device: str, shapes: Sequence[tuple], dtypes: Sequence, block_mb: int) -> None:
+def poison_allocator(device: str, shapes: Sequence[tuple], dtypes: Sequence, block_mb: int,
+                     index_safe: bool = False) -> None:
     """Defeats reuse of the reference's freed output buffer.
 
     Before each candidate call, blocks of the reference outputs' shapes (and one large
     block on a GPU) are filled with NaN (integers: a sentinel) and freed, so memory the
     allocator hands back to a candidate that never writes its output holds garbage, not
     a right answer. CPU: exact-size blocks land back in malloc's free lists; GPU: the
-    caching allocator keeps the freed blocks and hands them out next.
+    caching allocator keeps the freed blocks and hands them out next. ``index_safe``: see
+    ``fill_poison``.
     """
     import torch
 
@@ -327,7 +597,7 @@ def poison_allocator(device: str, shapes: Sequence[tuple], dtypes: Sequence, blo
     for shape, dtype in zip(shapes, dtypes):
         for _ in range(2):
             t = torch.empty(shape, dtype=dtype, device=device)
-            _fill_poison(t)
+            fill_poison(t, index_safe)
             junk.append(t)
     if device != "cpu" and block_mb > 0:
         block = torch.empty(block_mb * 2**20 // 4, dtype=torch.float32, device=device)
@@ -336,11 +606,19 @@ def poison_allocator(device: str, shapes: Sequence[tuple], dtypes: Sequence, blo
     del junk
 
 
-def _fill_poison(t) -> None:
+def fill_poison(t, index_safe: bool = False) -> None:
+    """NaN for floating tensors; a sentinel for integers (True for bools).
+
+    ``index_safe`` (the knockout rounds): integers 0 and bools False instead, so that an index
+    a disabled kernel should have computed still addresses valid memory. A knockout must make
+    the answer wrong, not crash the device for the calls that follow.
+    """
     import torch
 
     if t.is_floating_point() or t.is_complex():
         t.fill_(float("nan"))
+    elif index_safe:
+        t.zero_()
     elif t.dtype == torch.bool:
         t.fill_(True)
     else:

@@ -24,15 +24,20 @@ FAILING_FLAGS = frozenset({
     "output_aliases_reference", # the candidate returned (a view of) the reference's output
     "inconsistent_runs",        # the second candidate run disagreed with the first
     "tampered_outputs",         # round A's sealed outputs were changed (or the seal withheld) after the fact
+    "kernel_not_needed",        # with its kernels knocked out the answer was still right (knockout.py)
+    "inconsistent_dispatch",    # a later call ran torch math the first call did not
+    "timed_outputs_mismatch",   # a timed call's output was wrong: caching inside the timing loop
+    "background_work",          # threads or streams still working after forward returned
+    "out_of_bounds",            # compute-sanitizer memcheck found invalid memory accesses (--sanitize)
 })
 # Flags recorded for the reader but not failing by default.
 WARNING_FLAGS = frozenset({
-    "degenerate",               # the reference is too small for the tolerance to tell it from zeros
+    "degenerate",               # the reference is too small for the tolerance: judged on a scaled one
     "implausible_speedup",      # faster than ``speedup_limit``: suspicious timing
     "state_dict_mismatch",      # ModelNew's parameters do not match Model's by name
     "reference_nonfinite",      # the reference output itself has NaN/inf
     "fixed_inputs",             # get_inputs ignores the seed: every seed saw the same inputs
-    "torch_compute",            # the candidate's forward ran torch math besides its kernels
+    "torch_compute",            # the candidate's forward ran torch math besides its kernels (information)
 })
 
 
@@ -60,6 +65,8 @@ class ReverifyConfig:
     subset_tolerances: dict = field(default_factory=dict)   # subset -> [atol, rtol]
     failing_flags: frozenset = FAILING_FLAGS
     timing: TimingConfig = field(default_factory=TimingConfig)
+    sanitize: Optional[bool] = None           # one seed under compute-sanitizer; None: on for portability runs
+    knockout: bool = True                     # rerun every seed with the kernels disabled (off: measuring its cost)
     # Warm-up only (never a verdict, so not in config_hash): processes forked ahead per worker
     # (None: 3 on a GPU, 1 on the CPU; 0: fork each sample's process when its job arrives),
     # and whether those rehearse the harness's GPU work before their job (rehearsal.py).
@@ -82,6 +89,7 @@ class ReverifyConfig:
             "seeds": self.seeds, "poison_mb": self.poison_mb, "speedup_limit": self.speedup_limit,
             "tolerances": self.tolerances, "subset_tolerances": self.subset_tolerances,
             "failing_flags": sorted(self.failing_flags), "timing": dataclasses.asdict(self.timing),
+            "sanitize": self.sanitize, "knockout": self.knockout,
         }
         blob = json.dumps(keyed, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:12]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 import json
+import math
 import os
 import random
 import sys
@@ -39,6 +40,7 @@ JOB_FILE = "job.json"
 META_FILE = "meta.json"
 ROUND_A_FILE = "cand_a.blob"       # round A + post-call inputs; sealed before the bait runs
 ROUND_B_FILE = "cand_b.blob"       # round B, after the bait
+TIMED_FILE = "cand_t.blob"         # the candidate's outputs of its last timed calls
 REFERENCE_MODULE = "kv_reference"
 BAIT_MODULE = "kv_reference_bait"
 SEAL_LOST_EXIT = 86                # exit status: round A's seal could not be sent (pipe closed or replaced)
@@ -171,47 +173,91 @@ def build_reference_case(module, seed: int, device: str) -> dict:
             "inputs": inputs, "outputs": outputs, "model": model}
 
 
-def send_reference(ref_fd: int, cases: list[dict]) -> None:
+def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None) -> None:
     """Ship reference outputs (and fingerprints of the inputs) out of the process through the pipe, then close it.
 
     The outputs are written straight from tensor memory; the inputs only as fingerprints
     (dtype, shape, sha256): the parent needs them only to tell whether the candidate
-    changed them, and it hashes the post-call inputs itself.
+    changed them, and it hashes the post-call inputs itself. ``timed``: the reference's
+    outputs of the last timed calls (``time_gpu``), the answers for the candidate's.
     """
     from kvdata.reverify import tensor_blob
 
     try:
         tensor_blob.dump({"outputs": [c["outputs"] for c in cases],
                           "inputs": [tensor_blob.fingerprint(list(c["inputs"])) for c in cases],
-                          "seeds": [c["seed"] for c in cases]}, tensor_blob.fd_sink(ref_fd))
+                          "seeds": [c["seed"] for c in cases], "timed": timed or []}, tensor_blob.fd_sink(ref_fd))
     finally:
         os.close(ref_fd)
 
 
 # ----------------------------------------------------------------------------- timing
-def time_gpu(fn: Callable[[], Any], timing: dict, device: str) -> Optional[float]:
-    """Median milliseconds of ``fn`` over repeats, each after an L2 flush, measured with device events."""
+TIMED_CHECKED = 2                  # the last timed calls whose outputs the parent checks
+TIMING_JITTER = 0.05               # relative perturbation that makes each timed call's inputs new
+
+
+def timing_inputs(base: list, seed: int, rep: int) -> list:
+    """The inputs of timed call ``rep``: ``base`` with every floating tensor scaled elementwise by
+    ``1 + TIMING_JITTER * u``, ``u`` uniform in [-1, 1] drawn from ``seed`` and ``rep``.
+
+    Why: every timed call must see inputs it has never seen, in fresh tensors, so that nothing
+    cached by shape, pointer or content can answer it. A small multiplicative jitter keeps the
+    inputs valid where a redraw might not be cheap (signs, zeros and positivity survive). The
+    reference is timed on exactly the same sequence, so its outputs for the last calls are the
+    trusted answers the candidate's timed outputs are compared with. Drawn outside the timed region.
+    """
     import torch
 
+    out = []
+    for i, x in enumerate(base):
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel():
+            g = torch.Generator(device=x.device)
+            g.manual_seed((seed * 1_000_003 + rep * 101 + i) % 2**63)
+            u = torch.rand(x.shape, generator=g, device=x.device, dtype=torch.float32)
+            x = x * (1.0 + TIMING_JITTER * (2.0 * u - 1.0)).to(x.dtype)
+        elif isinstance(x, torch.Tensor):
+            x = x.clone()
+        out.append(x)
+    return out
+
+
+def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int) -> tuple[Optional[float], list]:
+    """(median milliseconds, outputs of the last ``TIMED_CHECKED`` timed calls, on the host).
+
+    Each timed call gets fresh inputs (``timing_inputs``), an L2 flush, and a whole-device
+    synchronisation on both sides of its timed region: work a sample leaves on other streams
+    or threads is inside the region, not after it. The region is measured with device events
+    recorded after each synchronisation.
+    """
+    import torch
+
+    reps, warmup = int(timing["reps"]), int(timing["warmup"])
     flush = torch.empty(int(timing["flush_mb"]) * 2**20 // 4, dtype=torch.int32, device=device)
+    times, kept = [], []
     with torch.no_grad():
-        for _ in range(int(timing["warmup"])):
-            fn()
+        for rep in range(warmup):
+            model(*timing_inputs(base_inputs, seed, -1 - rep))
         torch.cuda.synchronize()
-        times, spent = [], time.monotonic()
-        for _ in range(int(timing["reps"])):
+        spent = time.monotonic()
+        for rep in range(reps):
+            inputs = timing_inputs(base_inputs, seed, rep)
             flush.zero_()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
             torch.cuda.synchronize()
+            start.record()
+            out = model(*inputs)
+            torch.cuda.synchronize()
+            end.record()
+            end.synchronize()
             times.append(start.elapsed_time(end))
-            if time.monotonic() - spent > float(timing["max_seconds"]):
+            last = rep == reps - 1 or time.monotonic() - spent > float(timing["max_seconds"])
+            kept = (kept + [[t.detach() for t in flatten_outputs(out)]])[-TIMED_CHECKED:]   # on the device
+            del out, inputs
+            if last:
                 break
     del flush
     times.sort()
-    return times[len(times) // 2] if times else None
+    return (times[len(times) // 2] if times else None), [[t.to("cpu") for t in call] for call in kept]
 
 
 # ----------------------------------------------------------------------------- the job
@@ -254,15 +300,19 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         (job_dir / "reference.py").unlink()
         cases = [build_reference_case(ref_module, s, device) for s in job["seeds"]]
         out_specs = [(tuple(t.shape), t.dtype) for t in cases[0]["outputs"]]
-        send_reference(ref_fd, cases)
+        timing = job.get("timing") if device != "cpu" else None
+        timed = None
+        if timing:
+            meta.data["ref_ms"], timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device,
+                                                  job["timing_seed"])
+        send_reference(ref_fd, cases, timed)
+        del timed
+        # the knockout's decoy: weights and inputs of a seed no round compares (its outputs are not needed)
+        decoy = build_reference_case(ref_module, job["decoy_seed"], device)
+        del decoy["outputs"], decoy["model"]
     except BaseException as e:  # noqa: BLE001 - any failure of the reference is reported, not raised
         meta.fail(e)
         return
-    timing = job.get("timing") if device != "cpu" else None
-    if timing:
-        model0, inputs0 = cases[0]["model"], cases[0]["inputs"]
-        meta.data["ref_ms"] = time_gpu(lambda: model0(*inputs0), timing, device)
-        del model0, inputs0
     for c in cases:
         del c["outputs"], c["model"]
     del ref_module                          # before the collection: else its Model class outlives it
@@ -287,18 +337,20 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     # 3. run: A → reference bait → B
     meta.stage("run")
     try:
-        _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd, seal_pipe)
+        _run_rounds(job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe)
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
 
-    # 4. time
+    # 4. time, on fresh inputs per call; the last calls' outputs are judged too
     if timing:
         meta.stage("time")
         try:
-            model = _make_candidate_module(candidate, cases[0], device, meta)
-            inputs = cases[0]["inputs"]
-            meta.data["kernel_ms"] = time_gpu(lambda: model(*inputs), timing, device)
+            model = make_candidate_module(candidate, cases[0], device, meta)
+            meta.data["kernel_ms"], timed = time_gpu(model, cases[0]["inputs"], timing, device, job["timing_seed"])
+            with _BlobFile(job_dir / TIMED_FILE) as blob:
+                blob.finish({"T": [[blob.add(t) for t in call] for call in timed]})
+            del timed
         except BaseException as e:  # noqa: BLE001
             meta.fail(e)
             return
@@ -352,7 +404,7 @@ def _compile_only(backend, job: dict, job_dir: Path, meta: Meta) -> None:
     meta.stage("done")
 
 
-def _make_candidate_module(candidate, case: dict, device: str, meta: Meta):
+def make_candidate_module(candidate, case: dict, device: str, meta: Meta):
     """Build the candidate with the reference's constructor args and load the reference's weights."""
     import torch
 
@@ -376,45 +428,109 @@ def _load_weights(module, case: dict, meta: Meta) -> None:
         module.load_state_dict(case["state_dict"], strict=False)
 
 
-def _call_candidate(candidate, model, inputs: list, device: str) -> tuple[list, Optional[int]]:
+def _call_candidate(candidate, model, inputs: list, device: str, watch_background: bool = False) -> "_Call":
+    """One candidate call: its outputs, launches, and whether it left work running when it returned.
+
+    ``watch_background`` (round B): threads the call started that are still alive when it
+    returns, and on a GPU, outputs that change between the return (current stream finished)
+    and a whole-device synchronisation: work left on another stream or thread.
+    """
+    import threading
+
     import torch
 
     count = candidate.launch_counter
     before = count() if count else None
+    threads = set(threading.enumerate()) if watch_background else set()
     with torch.no_grad():
         out = flatten_outputs(model(*inputs))
+    background = False
+    if watch_background:
+        background = any(t.is_alive() for t in threading.enumerate() if t not in threads)
+        early = [t.detach().to("cpu", copy=True) for t in out] if device != "cpu" else None
     synchronize(device)
+    if watch_background and early is not None:
+        background |= any(not torch.equal(e, t.detach().cpu()) for e, t in zip(early, out) if e.dtype == t.dtype)
     after = count() if count else None
     launches = None if before is None or after is None else after - before
-    return out, launches
+    return _Call(out, launches, background)
 
 
-def _run_rounds(job, job_dir, meta, candidate, cases, out_specs, device, seal_fd, seal_pipe) -> None:
-    """Round A (sealed) → reference bait on fresh inputs → round B; see the module docstring."""
+class _Call:
+    __slots__ = ("outputs", "launches", "background")
+
+    def __init__(self, outputs: list, launches: Optional[int], background: bool):
+        self.outputs, self.launches, self.background = outputs, launches, background
+
+
+def _run_rounds(job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe) -> None:
+    """Round A and the knockout rounds (sealed together) → reference bait on fresh inputs → round B."""
     from kvdata.reverify.checks import poison_allocator
 
     shapes, dtypes = [s for s, _ in out_specs], [d for _, d in out_specs]
     poison_mb = int(job.get("poison_mb", 64))
+    poison = lambda: poison_allocator(device, shapes, dtypes, poison_mb)  # noqa: E731
+    poison_index_safe = lambda: poison_allocator(device, shapes, dtypes, poison_mb, index_safe=True)  # noqa: E731
     # One candidate instance for every seed (new weights loaded per seed): state it keeps
     # between calls meets fresh inputs and weights, which is what catches caching.
-    model = _make_candidate_module(candidate, cases[0], device, meta)
+    model = make_candidate_module(candidate, cases[0], device, meta)
 
-    with _BlobFile(job_dir / ROUND_A_FILE, sealed=True) as blob:            # round A
-        a = _candidate_round(candidate, model, cases, device, meta, blob,
-                             before_call=lambda: poison_allocator(device, shapes, dtypes, poison_mb),
+    with _BlobFile(job_dir / ROUND_A_FILE, sealed=True) as blob:            # round A, then the knockout
+        a = _candidate_round(candidate, model, cases, device, meta, blob, before_call=poison,
                              keep_inputs=True, record_ops=True)
-        blob.finish({"A": a.outputs, "inputs_after": a.inputs_after})
-    _send_seal(seal_fd, seal_pipe, blob.seal, meta)                          # A is fixed from here on
+        knockout = _knockout_rounds(job, candidate, model, cases, decoy, device, meta, blob, poison_index_safe,
+                                    [math.prod(s) for s in shapes])
+        blob.finish({"A": a.outputs, "inputs_after": a.inputs_after, "K": knockout})
+    _send_seal(seal_fd, seal_pipe, blob.seal, meta)                          # A and K are fixed from here on
 
     bait = _run_reference_bait(job, job_dir, device)                         # fresh inputs, outputs kept alive
     bait_outputs = [t for seed in bait for t in seed]
     with _BlobFile(job_dir / ROUND_B_FILE) as blob:                          # round B
-        b = _candidate_round(candidate, model, cases, device, meta, blob, bait_outputs=bait_outputs)
+        b = _candidate_round(candidate, model, cases, device, meta, blob, bait_outputs=bait_outputs,
+                             watch_background=True)
         blob.finish({"B": b.outputs})
     del bait, bait_outputs
     meta.data.update({"launches": {"A": a.launches, "B": b.launches}, "torch_ops": a.torch_ops,
                       "output_aliases_input": a.aliases_input or b.aliases_input,
-                      "output_aliases_reference": b.aliases_reference})
+                      "output_aliases_reference": b.aliases_reference, "background_work": b.background})
+
+
+def _knockout_rounds(job, candidate, model, cases, decoy, device, meta, blob: "_BlobFile", poison,
+                     output_numels) -> dict:
+    """Every seed again with the candidate's kernels disabled, once per knockout mode (``knockout``).
+
+    Each mode starts with one ordinary call on the decoy case (inputs and weights of a seed
+    no round compares): buffers the candidate keeps between calls, which disabled kernels do
+    not rewrite, then hold an answer to no compared seed, never a stale right one. Returns the
+    blob tree: per mode, per seed, the outputs (None when the call raised: the kernels were
+    needed) and copies of the output-sized tensors handed to kernels.
+    """
+    from kvdata.reverify.knockout import protected_tensors, sample_elements
+
+    gate = candidate.kernel_gate
+    if gate is None or not job.get("knockout", True):
+        return {}
+    tree: dict = {}
+    for mode in gate.modes:
+        _load_weights(model, decoy, meta)
+        _call_candidate(candidate, model, clone_inputs(decoy["inputs"]), device)
+        outputs, handed = [], []
+        gate.reset_budget()
+        for case in cases:
+            _load_weights(model, case, meta)
+            inputs = clone_inputs(case["inputs"])
+            poison()
+            gate.arm(mode, protected_tensors(model, inputs), output_numels)
+            try:
+                outputs.append([blob.add(sample_elements(t)) for t in
+                                _call_candidate(candidate, model, inputs, device).outputs])
+            except Exception:  # noqa: BLE001 - a candidate that breaks without its kernels needed them
+                outputs.append(None)
+            finally:
+                handed.append([blob.add(t) for t in gate.disarm()])
+            del inputs
+        tree[mode] = {"outputs": outputs, "handed": handed}
+    return tree
 
 
 class _BlobFile:
@@ -449,48 +565,53 @@ class _BlobFile:
 
 
 class _Round:
-    """What one candidate round produced: blob leaves per seed, launches, aliasing."""
+    """What one candidate round produced: blob leaves per seed, launches, ops, aliasing."""
 
     def __init__(self):
         self.outputs: list = []
         self.inputs_after: list = []
         self.launches: list = []
-        self.torch_ops: Optional[dict] = None    # aten ops of the first call, by name (record_ops)
+        self.torch_ops: list = []                # aten ops of each call, by name (record_ops)
         self.aliases_input = False
         self.aliases_reference = False
+        self.background = False
 
 
 def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, before_call=None,
-                     keep_inputs: bool = False, bait_outputs: tuple = (), record_ops: bool = False) -> _Round:
+                     keep_inputs: bool = False, bait_outputs: tuple = (), record_ops: bool = False,
+                     watch_background: bool = False) -> _Round:
     """One candidate call per seed; each output is written to ``blob`` as soon as the call returns.
 
     Written at once: a snapshot, taken before the candidate runs again, with no second
-    copy held in memory. ``record_ops``: the aten ops of the first call are counted
-    (``checks.check_torch_compute``), inside a call that is judged like any other.
+    copy held in memory. ``record_ops``: the aten ops of every call are counted
+    (``checks.check_torch_compute``, ``checks.check_dispatch_consistent``), inside calls
+    that are judged like any other.
     """
     import contextlib
 
     from kvdata.reverify.checks import output_aliases, torch_op_recorder
 
     result = _Round()
-    for i, case in enumerate(cases):
+    for case in cases:
         _load_weights(model, case, meta)
         inputs = clone_inputs(case["inputs"])
         if before_call is not None:
             before_call()
-        recorder = torch_op_recorder() if record_ops and i == 0 else None
+        recorder = torch_op_recorder() if record_ops else None
         with recorder if recorder is not None else contextlib.nullcontext():
-            out, n = _call_candidate(candidate, model, inputs, device)
+            call = _call_candidate(candidate, model, inputs, device, watch_background)
         if recorder is not None:
-            result.torch_ops = recorder.counts
+            result.torch_ops.append(recorder.counts)
+        out = call.outputs
         result.aliases_input |= output_aliases(out, inputs)
         if bait_outputs:
             result.aliases_reference |= output_aliases(out, bait_outputs)
+        result.background |= call.background
         result.outputs.append([blob.add(t) for t in out])
         if keep_inputs:
             result.inputs_after.append(blob.encode(list(inputs)))
-        result.launches.append(n)
-        del out, inputs
+        result.launches.append(call.launches)
+        del out, inputs, call
     return result
 
 

@@ -66,7 +66,7 @@ def rehearse(device: str, poison_mb: int = 64, flush_mb: int = 256) -> None:
     if device == "cpu":                                   # nothing to warm but the code path (tests)
         return
     model, inputs = case["model"], case["inputs"]
-    time_gpu(lambda: model(*inputs), {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device)
+    time_gpu(model, inputs, {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device, seed=0)
     if triton is not None:
         _launch_triton(inputs[0])
 

@@ -19,14 +19,19 @@ from typing import Optional
 
 from kvdata.reverify import checks
 from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve_backend
+from kvdata.reverify.backends.base import ToolchainError
 from kvdata.reverify.config import ReverifyConfig
-from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT
+from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT, TIMED_FILE
+from kvdata.reverify.protocol import JobStatus
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
 
-STATUSES = ("correct", "incorrect", "compile_error", "runtime_error", "timeout", "crashed", "flagged",
-            "compiled", "no_reference", "skipped")
+STATUSES = ("correct", "incorrect", "inconclusive", "compile_error", "toolchain_error", "runtime_error", "timeout",
+            "crashed", "flagged", "compiled", "no_reference", "skipped")
+# inconclusive: the outputs match, but the reference is all zeros, so a kernel that writes nothing would too.
+# toolchain_error: the compiler or its headers failed (backends.base.ToolchainError), so the sample was not
+# judged; a compile_error is the sample's own.
 
 
 def default_cache_root() -> Path:
@@ -163,9 +168,12 @@ class Verifier:
         sample_cache = self.sample_cache_dir(name, sample)
         cache = sample_cache / "triton"
         entries_before = _count_entries(cache)
-        job = {"sample": sample.to_job(), "seeds": seeds, "bait_seeds": draw_bait_seeds(seeds, self.config.seed),
+        bait_seeds = draw_bait_seeds(seeds, self.config.seed)
+        job = {"sample": sample.to_job(), "seeds": seeds, "bait_seeds": bait_seeds,
+               "decoy_seed": draw_bait_seeds(seeds + bait_seeds, self.config.seed)[-1],
                "device": backend.device(), "backend": name,
                "cache_dir": str(sample_cache), "poison_mb": self.config.poison_mb,
+               "timing_seed": draw_seeds(1, self.config.seed)[0], "knockout": self.config.knockout,
                "timing": vars(self.config.timing) if self.config.timing.enabled else None}
         (job_dir / JOB_FILE).write_text(json.dumps(job))
         outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
@@ -173,12 +181,48 @@ class Verifier:
             self._judge(row, backend, outcome, job_dir, atol, rtol)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+        if self.sanitize_enabled(backend) and row["status"] in ("correct", "flagged", "incorrect"):
+            self._sanitize(row, sample, name, backend, seeds[0], sample_cache)
         if row.get("cache_hit") is None and name == "triton-gpu" and row["status"] in ("correct", "incorrect", "flagged"):
             row["cache_hit"] = _count_entries(cache) == entries_before
-        row["peak_rss_mb"] = outcome.status.get("peak_rss_mb")
-        child_s = outcome.status.get("wall_s")
+        row["peak_rss_mb"] = outcome.status.peak_rss_mb
+        child_s = outcome.status.wall_s
         row["overhead_s"] = None if child_s is None else max(0.0, time.monotonic() - t0 - child_s)
         return self._finish(row, row["status"], row.get("message", ""), t0)
+
+    def sanitize_enabled(self, backend) -> bool:
+        """``--sanitize``: on where asked, and by default for portability runs; GPU backends only."""
+        wanted = self.config.sanitize if self.config.sanitize is not None else bool(backend.portability)
+        return wanted and backend.device() != "cpu" and not backend.compile_only
+
+    def _sanitize(self, row: dict, sample: Sample, name: str, backend, seed: int, sample_cache: Path) -> None:
+        """One seed again under compute-sanitizer memcheck, without the caching allocator (``sanitize``)."""
+        from kvdata.reverify import sanitize
+        from kvdata.sandbox import Sandbox, SandboxLimits
+
+        tool = sanitize.find_sanitizer()
+        if tool is None:
+            row["sanitizer"] = "not run: compute-sanitizer not found"
+            return
+        env = dict(backend.worker_env())
+        env.update({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "TRITON_CACHE_DIR": str(sample_cache / "triton")})
+        if self.visible_device is not None:
+            env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = self.visible_device
+        box = Sandbox(limits=SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb, gpu=True),
+                      scratch_root=self.scratch_root, rw_binds=[str(sample_cache)], env=env)
+        scratch = box.make_scratch()
+        try:
+            sanitize.write_job(scratch / "job", sample.to_job(), seed, name, sample_cache)
+            result = box.run(sanitize.sanitizer_argv(tool, scratch / "job"), scratch=scratch)
+            report = sanitize.parse_report(result.returncode, result.stdout + result.stderr, result.timed_out)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        row["sanitizer"] = report.summary()
+        unsafe = checks.check_memory_safe(report)
+        if unsafe:
+            row["flags"] += unsafe
+            if row["status"] == "correct":
+                row["status"], row["message"] = "flagged", f"outputs match but: out_of_bounds ({report.summary()})"
 
     def _finish(self, row: dict, status: str, message: str, t0: float) -> dict:
         row["status"] = status
@@ -205,16 +249,19 @@ class Verifier:
             row["status"], row["message"] = st, msg
 
         if outcome.worker_died:
-            return done("crashed", f"worker died during stage {stage!r}; it is restarted for the next sample")
-        if status.get("timed_out"):
+            return done("crashed", f"worker died during stage {stage!r} ({status.lost}); "
+                                   "it is restarted for the next sample")
+        if status.timed_out:
             return done("timeout", f"over {self.config.timeout_s:.0f}s during stage {stage!r}")
-        if status.get("memory_exceeded"):
+        if status.memory_exceeded:
             row["flags"].append("memory_exceeded")
             return done("crashed", f"over {self.config.memory_mb} MB during stage {stage!r}")
-        if status.get("returncode") == SEAL_LOST_EXIT and stage == "run":
+        if status.returncode == SEAL_LOST_EXIT and stage == "run":
             row["flags"].append("tampered_outputs")
             return done("flagged", "the pipe that seals round A's outputs was closed or replaced before the bait ran")
         err_msg = f"{error['type']}: {error['message']}" if error else ""
+        if error and error["type"] == ToolchainError.__name__ and stage == "compile":
+            return done("toolchain_error", err_msg)
         if backend.compile_only:
             row["compile_ok"] = stage == "done"
             return done("compiled" if stage == "done" else "compile_error", err_msg or log_tail)
@@ -243,25 +290,29 @@ class Verifier:
             round_a = _open_round_a(a_path)
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
-        tampered = checks.check_round_sealed(_seal_record(status.get("seal")), round_a)
+        tampered = checks.check_round_sealed(status.seal, round_a)
         if tampered:
             row["flags"] += tampered
             return done("flagged", "round A's outputs are not what the worker sealed before the bait ran "
                                    "(rewritten afterwards, or the seal was withheld)")
         try:
             rounds_a, rounds_b, inputs_after = _read_candidate(round_a, ref["inputs"], b_path)
+            knockout = _read_knockout(round_a) or None      # {}: the backend has no kernel gate
+            timed = _read_timed(job_dir / TIMED_FILE) if meta.get("kernel_ms") else None
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
-        self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol)
+        self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol, knockout, timed)
         row["judge_s"] = time.monotonic() - t_judge
 
-    def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol) -> None:
+    def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol,
+                      knockout: Optional[dict] = None, timed: Optional[list] = None) -> None:
         n = len(ref["outputs"])
         if len(rounds_a) != n or len(rounds_b) != n:
             row["status"], row["message"] = "incorrect", "candidate did not run every seed"
             return
-        first = _compare_rounds(rounds_a, ref["outputs"], atol, rtol)
-        second = _compare_rounds(rounds_b, ref["outputs"], atol, rtol)
+        tolerances = [checks.output_tolerances(seed, atol, rtol) for seed in ref["outputs"]]
+        first = _compare_rounds(rounds_a, ref["outputs"], tolerances, rtol)
+        second = _compare_rounds(rounds_b, ref["outputs"], tolerances, rtol)
         verdict = checks.check_every_seed(first + second)
         flags = row["flags"]
         flags += checks.check_rerun_after_reference(first, second)
@@ -269,39 +320,54 @@ class Verifier:
         flags += checks.check_inputs_vary(ref["inputs"])
         launches = (meta.get("launches") or {})
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
-        ops = meta.get("torch_ops") if isinstance(meta.get("torch_ops"), dict) else None
-        flags += checks.check_torch_compute(ops)
-        if "torch_compute" in flags:
-            row["torch_compute_ops"] = checks.torch_compute_ops(ops)[:20]
+        ops_per_call = [o for o in meta.get("torch_ops") or [] if isinstance(o, dict)]
+        all_ops: dict = {}
+        for ops in ops_per_call:
+            for name, count in ops.items():
+                all_ops[name] = all_ops.get(name, 0) + (count if isinstance(count, int) else 0)
+        flags += checks.check_torch_compute(all_ops)
+        row["torch_compute_ops"] = checks.torch_compute_ops(all_ops)[:20] or None
+        flags += checks.check_dispatch_consistent(ops_per_call)
+        if knockout is not None:
+            needed, result = checks.check_kernels_needed(knockout, ref["outputs"], tolerances, rtol)
+            flags += needed
+            row["knockout"] = result.summary()
+        flags += checks.check_background_work(meta)
         flags += checks.check_outputs_not_aliased(meta)
-        if meta.get("state_dict_mismatch"):
-            flags.append("state_dict_mismatch")
+        flags += checks.check_weights_loaded(meta)
         flags += checks.check_reference_finite([t for seed in ref["outputs"] for t in seed])
-        if all(checks.check_degenerate_reference(seed, atol, rtol) for seed in ref["outputs"]):
-            flags.append("degenerate")
+        flags += checks.check_degenerate_reference(tolerances)
         row["ref_ms"], row["kernel_ms"] = meta.get("ref_ms"), meta.get("kernel_ms")
         if row["ref_ms"] and row["kernel_ms"]:
-            row["speedup"] = row["ref_ms"] / row["kernel_ms"]
-            flags += checks.check_plausible_speedup(row["speedup"], self.config.speedup_limit)
+            row["timed_outputs_checked"] = True
+            flags += checks.check_timed_outputs(timed, ref.get("timed"), atol, rtol)
         row["max_abs_err"] = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
         failing = [f for f in flags if f in self.config.failing_flags]
+        timing_failed = {"timed_outputs_mismatch", "background_work"} & set(flags)
+        if row["ref_ms"] and row["kernel_ms"] and not timing_failed:
+            row["speedup"] = row["ref_ms"] / row["kernel_ms"]
+            flags += checks.check_plausible_speedup(row["speedup"], self.config.speedup_limit)
         if not verdict.ok:
             row["status"], row["message"] = "incorrect", verdict.message
         elif failing:
             row["status"], row["message"] = "flagged", "outputs match but: " + ", ".join(failing)
+        elif checks.is_undecidable(tolerances):
+            row["status"], row["message"] = "inconclusive", ("every reference output is all zeros: a kernel that "
+                                                             "writes nothing cannot be told from a right one")
         else:
             row["status"], row["message"] = "correct", ""
 
 
-def _compare_rounds(outputs: list, reference: list, atol: float, rtol: float) -> list:
+def _compare_rounds(outputs: list, reference: list, tolerances: list, rtol: float) -> list:
     """One comparison per seed; after the first failing seed the rest are not compared.
 
     The verdict and its message only need the first failure (``check_every_seed``), and
     ``check_rerun_after_reference`` only whether every seed of the round passed.
     """
     comparisons = []
-    for out, ref in zip(outputs, reference):
-        comparisons.append(checks.compare_outputs(out, ref, atol, rtol))
+    for out, ref, tol in zip(outputs, reference, tolerances):
+        comparisons.append(checks.compare_outputs(out, ref, checks.OutputTolerance.atols(tol), rtol,
+                                                  checks.OutputTolerance.centers(tol)))
         if not comparisons[-1].ok:
             break
     return comparisons
@@ -319,7 +385,10 @@ def _read_reference(payload) -> dict:
     outputs, inputs = tree["outputs"], tree["inputs"]
     if len(outputs) != len(inputs) or not all(isinstance(t, torch.Tensor) for seed in outputs for t in seed):
         raise ValueError("reference blob is malformed")
-    return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds")}
+    timed = tree.get("timed") or []
+    if not isinstance(timed, list) or not all(isinstance(t, torch.Tensor) for call in timed for t in _as_list(call)):
+        raise ValueError("reference blob is malformed")
+    return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds"), "timed": [_as_list(c) for c in timed]}
 
 
 def _open_round_a(path: Path):
@@ -327,16 +396,6 @@ def _open_round_a(path: Path):
     from kvdata.reverify.tensor_blob import open_blob_file
 
     return open_blob_file(path)
-
-
-def _seal_record(seal_hex) -> Optional[bytes]:
-    """The seal the zygote read from the child's seal pipe (hex in its status frame), as bytes."""
-    if not isinstance(seal_hex, str):
-        return None
-    try:
-        return bytes.fromhex(seal_hex)
-    except ValueError:
-        return None
 
 
 def _read_candidate(round_a, inputs_before: list, round_b=None) -> tuple[list, list, list]:
@@ -370,6 +429,41 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
+def _read_knockout(round_a) -> dict:
+    """The knockout rounds from round A's (sealed) blob: mode -> {"outputs", "handed"}, validated.
+
+    The harness always writes the key (``{}`` when the backend has no kernel gate), so a blob
+    without it is malformed.
+    """
+    from kvdata.reverify.tensor_blob import Blob
+
+    blob = Blob(round_a)
+    raw = blob.raw_tree.get("K")
+    if not isinstance(raw, dict):
+        raise ValueError("candidate blob has no knockout rounds")
+    tree = {}
+    for mode, node in raw.items():
+        if not isinstance(node, dict) or not isinstance(node.get("outputs"), list):
+            raise ValueError(f"knockout round {mode!r} is malformed")
+        outputs = [None if seed is None else _as_list(blob._decode(seed)) for seed in node["outputs"]]
+        handed = [_as_list(blob._decode(seed)) for seed in node.get("handed") or []]
+        tree[str(mode)] = {"outputs": outputs, "handed": handed}
+    return tree
+
+
+def _read_timed(path: Path) -> Optional[list]:
+    """The candidate's outputs of its last timed calls (None when the file is missing)."""
+    from kvdata.reverify.tensor_blob import Blob, open_blob_file
+
+    if not path.exists():
+        return None
+    blob = Blob(open_blob_file(path))
+    raw = blob.raw_tree
+    if not isinstance(raw, dict) or not isinstance(raw.get("T"), list):
+        raise ValueError("timed outputs blob is malformed")
+    return [_as_list(blob._decode(call)) for call in raw["T"]]
+
+
 def _count_entries(d: Path) -> int:
     try:
         return len(os.listdir(d))
@@ -392,15 +486,15 @@ def _tail(path: Path, n: int = 1500) -> str:
         return ""
 
 
-def _death(status: dict, stage, log_tail: str) -> str:
-    if status.get("finished"):              # the done pipe was written before the harness got this far
+def _death(status: JobStatus, stage, log_tail: str) -> str:
+    if status.finished:                     # the done pipe was written before the harness got this far
         how = "ended by the zygote: its done pipe was written, not by the harness"
     else:
-        how = f"signal {status['signal']}" if status.get("signal") else f"exit code {status.get('returncode')}"
+        how = f"signal {status.signal}" if status.signal else f"exit code {status.returncode}"
     return f"worker ended ({how}) during stage {stage!r} without writing its outputs. {log_tail[-500:]}"
 
 
-def _with_process_stages(meta: dict, status: dict) -> Optional[dict]:
+def _with_process_stages(meta: dict, status: JobStatus) -> Optional[dict]:
     """The child's stages plus three the zygote's clock shows (diagnostics, not checks):
     ``teardown`` (waiting, before this job, for the previous sample's processes to end),
     ``wait`` (job handed over -> the process took it: a spare still warming up) and
@@ -409,14 +503,15 @@ def _with_process_stages(meta: dict, status: dict) -> Optional[dict]:
     if not isinstance(stages, dict):
         return stages
     stages = dict(stages)
-    child, zygote = meta.get("clock") or {}, status.get("clock") or {}
+    child, zygote = meta.get("clock") or {}, status.clock
+    if zygote is None:
+        return stages
     try:
-        if "received" in child and "dispatched" in zygote:
-            stages["wait"] = round(max(0.0, float(child["received"]) - float(zygote["dispatched"])), 4)
-        if "done" in child and "ended" in zygote:
-            stages["exit"] = round(max(0.0, float(zygote["ended"]) - float(child["done"])), 4)
-        if "teardown_s" in zygote:
-            stages["teardown"] = round(max(0.0, float(zygote["teardown_s"])), 4)
+        if "received" in child:
+            stages["wait"] = round(max(0.0, float(child["received"]) - zygote.dispatched), 4)
+        if "done" in child:
+            stages["exit"] = round(max(0.0, zygote.ended - float(child["done"])), 4)
+        stages["teardown"] = round(max(0.0, zygote.teardown_s), 4)
     except (TypeError, ValueError):
         pass
     return stages

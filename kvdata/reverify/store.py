@@ -4,7 +4,8 @@ A run killed at any moment (SIGKILL included) loses at most the sample in flight
 restart ``ResultStore`` drops a half-written last line and reports which keys are done,
 so nothing is redone and nothing is lost. A key is ``id|backend|config_hash``: the
 same sample re-verified on another backend, or under other tolerances, is a new result.
-Parquet output is written from the JSONL at the end (pyarrow only, no polars needed).
+Parquet output is written from the JSONL at the end (pyarrow only, no polars needed), with the
+columns of ``schema.RESULT_SCHEMA``; columns outside it (diagnostics) stay in the JSONL only.
 """
 from __future__ import annotations
 
@@ -14,29 +15,11 @@ import threading
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
-RESULT_FIELDS: tuple[tuple[str, str], ...] = (
-    ("id", "string"), ("status", "string"), ("correct", "bool"), ("flags", "list<string>"),
-    ("message", "string"), ("max_abs_err", "float64"), ("ref_ms", "float64"), ("kernel_ms", "float64"),
-    ("speedup", "float64"), ("backend", "string"), ("portability", "bool"), ("hardware", "string"),
-    ("arch", "string"), ("torch_version", "string"), ("triton_version", "string"),
-    ("rocm_version", "string"), ("compiler", "string"), ("isolation", "string"),
-    ("compile_ok", "bool"), ("cache_hit", "bool"), ("seeds", "list<int64>"), ("atol", "float64"),
-    ("rtol", "float64"), ("config_hash", "string"), ("subset", "string"), ("task_name", "string"),
-    ("language", "string"), ("wall_s", "float64"), ("overhead_s", "float64"), ("peak_rss_mb", "float64"),
-    ("verified_at", "string"),
-)
+from kvdata.schema import RESULT_SCHEMA
 
 
 def result_key(row: dict) -> str:
     return f"{row['id']}|{row.get('backend')}|{row.get('config_hash')}"
-
-
-def arrow_schema():
-    import pyarrow as pa
-
-    types = {"string": pa.string(), "bool": pa.bool_(), "float64": pa.float64(),
-             "list<string>": pa.list_(pa.string()), "list<int64>": pa.list_(pa.int64())}
-    return pa.schema([pa.field(name, types[kind]) for name, kind in RESULT_FIELDS])
 
 
 class ResultStore:
@@ -95,8 +78,8 @@ class ResultStore:
 
         wanted = set(keys) if keys is not None else None
         rows = [r for r in self.rows() if wanted is None or result_key(r) in wanted]
-        schema = arrow_schema()
-        table = pa.Table.from_pylist([{f.name: r.get(f.name) for f in schema} for r in rows], schema=schema)
+        table = pa.Table.from_pylist([{f.name: r.get(f.name) for f in RESULT_SCHEMA} for r in rows],
+                                     schema=RESULT_SCHEMA)
         out = Path(out)
         tmp = out.with_name(out.name + ".tmp")
         pq.write_table(table, tmp)

@@ -3,7 +3,7 @@
 The harness (worker side) owns inputs, seeds, checks and timing; a backend only knows
 how to turn ``kernel_code`` into a candidate ``nn.Module`` on its device, and what
 environment it runs in. Backends are constructed in the parent (``is_available``,
-``environment``, ``worker_env``) and again inside the sandboxed worker (``build``).
+``environment``, ``prepare``, ``worker_env``) and again inside the sandboxed worker (``build``).
 """
 from __future__ import annotations
 
@@ -26,9 +26,20 @@ class Candidate:
 
     make_module: Optional[Callable[[tuple], Any]] = None
     launch_counter: Optional[Callable[[], Optional[int]]] = None
+    kernel_gate: Optional[Any] = None     # knockout.KernelGate its launches pass through (None: no knockout)
     compile_log: str = ""
     artifact: Optional[str] = None        # path of the compiled artifact, if any
     cache_hit: Optional[bool] = None      # compiled artifact came from the content-hash cache
+
+
+class ToolchainError(RuntimeError):
+    """The toolchain, not the sample, failed: a compiler crash or internal compiler error, a
+    compiler that cannot run, its own headers missing, a flag or C++ standard it does not know.
+
+    ``Backend.build`` raises it (this exact class: the harness records only the type's name)
+    and the harness records status ``toolchain_error``, never the sample's ``compile_error``:
+    the sample was not judged. Backends do not cache it, so a fixed toolchain recompiles.
+    """
 
 
 class BackendUnavailable(RuntimeError):
@@ -53,6 +64,13 @@ class Backend(abc.ABC):
         """torch device string the harness allocates inputs on ("cuda" also covers ROCm)."""
         return "cuda"
 
+    def prepare(self, cache_dir: Path) -> None:
+        """In the parent, once, before any worker starts: build what every sample shares (hip-compile's
+        precompiled headers) into ``cache_dir``, which workers can read but, once confined, not write.
+
+        Call it before ``worker_env``, which may point workers at what it built.
+        """
+
     def worker_env(self) -> dict[str, str]:
         """Extra environment for the sandboxed worker (e.g. TRITON_INTERPRET=1)."""
         return {}
@@ -62,4 +80,5 @@ class Backend(abc.ABC):
         """Inside the worker: compile/load ``sample['kernel_code']`` into a Candidate.
 
         Raise an exception for a compile error; the harness records ``compile_error``.
+        Raise ``ToolchainError`` when the toolchain failed; the harness records ``toolchain_error``.
         """

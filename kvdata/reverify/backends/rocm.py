@@ -10,8 +10,9 @@ it has exactly its parameter names, so the harness can load the reference ``Mode
 state_dict into it; the extension only sees tensors the model hands it.
 
 Launch counting: a HIP extension's kernels launch from C++, out of Python's sight. The
-``launch_counter`` counts calls of the extension's ``forward`` (wrapped in Python); it
-proves the extension ran, not that it launched a kernel of its own (it could call
+The extension's ``forward`` is called through a kernel gate (``knockout.KernelGate``), which
+counts its calls and, in the knockout round, poisons what it returns: that proves the
+extension's results matter, not that it launched a kernel of its own (it could call
 ``torch::matmul`` and return). Counting device kernels needs a profiler (rocprof/kineto),
 too slow to keep on during timed runs; this is documented, not hidden.
 
@@ -38,6 +39,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from kvdata.reverify.backends.base import Backend, BackendUnavailable, Candidate
 from kvdata.reverify.compile_cache import CacheEntry, CompileCache, cache_key
+from kvdata.reverify.knockout import KernelGate
 
 logger = logging.getLogger(__name__)
 
@@ -55,17 +57,17 @@ def load_functional_module(functional_code: str, name: str = "kvdata_functional_
     return module
 
 
-class CallCounter:
-    """Wraps the extension's ``forward``; ``count`` is how many times the candidate called it."""
+class GatedExtensionCall:
+    """The extension's ``forward`` behind a kernel gate: every call is counted, and in a
+    knockout round its results are poisoned (``knockout.KernelGate.call``)."""
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: Callable, gate: KernelGate):
         self.fn = fn
-        self.count = 0
+        self.gate = gate
         functools.update_wrapper(self, fn, updated=())
 
     def __call__(self, *args, **kwargs):
-        self.count += 1
-        return self.fn(*args, **kwargs)
+        return self.gate.call(self.fn, args, kwargs)
 
 
 def bind_extension(model: Any, ext_forward: Callable) -> Any:
@@ -152,13 +154,13 @@ def build_extension(cache: CompileCache, key: str, source: str, suffix: str, cfl
 
 def extension_candidate(sample: dict, module: types.ModuleType, entry: CacheEntry, hit: bool,
                         log_prefix: str = "") -> Candidate:
-    """The Candidate for a built extension: functional Model + counted ``ext.forward``."""
+    """The Candidate for a built extension: functional Model + gated ``ext.forward``."""
     if not hasattr(module, "forward"):
         raise AttributeError("the extension's PYBIND11_MODULE binds no 'forward'")
-    counter = CallCounter(module.forward)
-    make_module = make_module_factory(sample["pytorch_functional_code"], counter)
+    gate = KernelGate(modes=("poison",))     # its kernels launch from C++: they can be poisoned, not skipped
+    make_module = make_module_factory(sample["pytorch_functional_code"], GatedExtensionCall(module.forward, gate))
     log = (log_prefix + "\n" if log_prefix else "") + entry.meta.get("log", "")
-    return Candidate(make_module=make_module, launch_counter=lambda: counter.count, compile_log=log.strip(),
+    return Candidate(make_module=make_module, launch_counter=gate, kernel_gate=gate, compile_log=log.strip(),
                      artifact=str(entry.file(entry.meta["so"])), cache_hit=hit)
 
 

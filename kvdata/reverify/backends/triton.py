@@ -3,8 +3,9 @@
 ``kernel_code`` defines ``class ModelNew(nn.Module)`` with ``Model``'s constructor; its
 forward launches ``@triton.jit`` kernels on whatever device its tensors live on. The
 backend imports that code from a file (Triton reads kernel source with ``inspect``) and
-counts kernel launches by wrapping the launch entry points of Triton's JIT and
-interpreter, so the harness can flag a candidate that launches nothing.
+routes every launch through a kernel gate (``knockout.KernelGate``) wrapped around the launch
+entry points of Triton's JIT and interpreter: the harness counts launches (a candidate that
+launches nothing is flagged) and knocks them out (a candidate whose answer does not need them is).
 """
 from __future__ import annotations
 
@@ -13,22 +14,23 @@ from pathlib import Path
 from typing import Optional
 
 from kvdata.reverify.backends.base import Backend, BackendUnavailable, Candidate
+from kvdata.reverify.knockout import KNOCKOUT_MODES, KernelGate
 
 
-class LaunchCounter:
-    """Counts Triton kernel launches in this process.
+class TritonLaunchGate(KernelGate):
+    """The kernel gate over Triton's launchers, in this process.
 
     Wraps ``JITFunction.run`` and ``InterpretedFunction.run`` at class level (every
     ``kernel[grid](...)`` and every autotuner trial goes through them; ``warmup=True``
-    compiles without launching and is not counted). Installed once per worker process,
-    before any candidate code is imported.
+    compiles without launching and is neither counted nor knocked out). Installed once per
+    worker process, before any candidate code is imported.
     """
 
     def __init__(self) -> None:
-        self.count = 0
+        super().__init__(KNOCKOUT_MODES)
         self._installed = False
 
-    def install(self) -> "LaunchCounter":
+    def install(self) -> "TritonLaunchGate":
         if self._installed:
             return self
         import triton.runtime.jit as jit
@@ -46,22 +48,22 @@ class LaunchCounter:
         return self
 
     def _wrap(self, cls) -> None:
+        import torch
+
         original = cls.run
-        counter = self
+        gate = self
 
         def run(fn_self, *args, **kwargs):
-            if not kwargs.get("warmup", False):
-                counter.count += 1
-            return original(fn_self, *args, **kwargs)
+            if kwargs.get("warmup", False):
+                return original(fn_self, *args, **kwargs)
+            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+            return gate.launch(lambda: original(fn_self, *args, **kwargs), tensors)
 
         run.__wrapped__ = original
         cls.run = run
 
-    def __call__(self) -> Optional[int]:
-        return self.count
 
-
-_COUNTER = LaunchCounter()
+_GATE = TritonLaunchGate()
 
 
 def load_model_new(sample: dict, workdir: Path):
@@ -116,9 +118,9 @@ class TritonGpuBackend(Backend):
         return "cuda"
 
     def build(self, sample: dict, workdir: Path, cache_dir: Path) -> Candidate:
-        counter = _COUNTER.install()
+        gate = _GATE.install()
         cls = load_model_new(sample, workdir)
-        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=counter)
+        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=gate, kernel_gate=gate)
 
 
 class TritonInterpreterBackend(Backend):
@@ -149,6 +151,6 @@ class TritonInterpreterBackend(Backend):
 
         if os.environ.get("TRITON_INTERPRET") != "1":
             raise BackendUnavailable("TRITON_INTERPRET=1 was not set before triton was imported")
-        counter = _COUNTER.install()
+        gate = _GATE.install()
         cls = load_model_new(sample, workdir)
-        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=counter)
+        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=gate, kernel_gate=gate)

@@ -1,0 +1,175 @@
+"""The kernel gate: every kernel launch of a candidate passes through it, so the harness can
+count launches and, in the knockout rounds, take the kernels away.
+
+Why a knockout: a launch counter is satisfied by one token launch beside torch math, and an
+op recorder (a ``TorchDispatchMode``) only sees what the candidate lets it see. The knockout
+asks the question directly: with the candidate's kernels disabled, is the answer still right?
+If it is, the kernels did not compute it (``checks.check_kernels_needed``:
+``kernel_not_needed``). Two ways to disable a launch, each run over every seed:
+
+- ``skip``: the launch does not happen (Triton only: the launcher returns at once). Buffers
+  the kernel should have written keep what the allocator handed out, which the harness
+  poisons with NaN before each call.
+- ``poison``: the launch's tensors are filled with NaN instead (integers: 0), except
+  the model's own inputs, parameters and buffers. A HIP extension's kernels run inside its C++
+  function, out of reach: the function runs, then what it returned and the tensors it was
+  handed (again except inputs, parameters and buffers) are poisoned.
+
+Both modes also keep a copy (``sample_elements``) of every tensor handed to a kernel that has
+the size of one of the reference's outputs (``snapshots``): with every kernel disabled, a tensor that already
+holds the answer when it reaches a kernel was computed by something else (torch), and the
+kernel only moved it (``checks.check_answer_precomputed``).
+
+The gate lives in the candidate's process, like everything in-process it can be found and
+defeated by a sample that looks for it; it does not depend on dispatch modes, on which call
+it is, or on the sample's cooperation.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+KNOCKOUT_MODES = ("skip", "poison")
+SNAPSHOT_BYTES = 64 << 20        # copies of kernel arguments kept per knockout round
+SNAPSHOTS_PER_CALL = 8
+SAMPLE_ELEMENTS = 1 << 18        # a knockout output or argument is compared on this many evenly spaced elements
+
+
+def sample_elements(t):
+    """Up to ``SAMPLE_ELEMENTS`` evenly spaced elements of ``t``, flattened, on the host.
+
+    The knockout only asks whether an answer is (mostly) still right: a regular sample of a
+    large output answers that as well as all of it, for a fraction of the device-to-host
+    copies. The parent samples the reference the same way.
+    """
+    flat = t.detach().reshape(-1)
+    step = max(1, -(-flat.numel() // SAMPLE_ELEMENTS))
+    return flat[::step].to("cpu", copy=True)
+
+
+class KernelGate:
+    """Counts kernel launches; during a knockout round (``arm``) disables them instead.
+
+    ``modes``: the knockout modes this backend's gate can apply (a HIP extension cannot
+    skip the kernels inside its C++ function, so it only poisons).
+    """
+
+    def __init__(self, modes: Sequence[str] = KNOCKOUT_MODES):
+        self.count = 0
+        self.modes = tuple(modes)
+        self.mode: Optional[str] = None
+        self.snapshots: list = []
+        self._protected: list[tuple[int, int]] = []
+        self._numels: frozenset = frozenset()
+        self._bytes = 0
+        self._call_snapshots = 0
+
+    def __call__(self) -> int:
+        """Launches so far (the launch-counter protocol the harness reads around each call)."""
+        return self.count
+
+    # ------------------------------------------------------------------ harness side
+    def arm(self, mode: str, protected: Iterable, output_numels: Iterable[int]) -> None:
+        """Disable launches for the next call: ``protected`` tensors (inputs, parameters,
+        buffers) are never poisoned nor copied; arguments of ``output_numels`` elements are copied."""
+        if mode not in self.modes:
+            raise ValueError(f"knockout mode {mode!r} not supported here (supported: {self.modes})")
+        self.mode = mode
+        self._protected = _storage_spans(protected)
+        self._numels = frozenset(int(n) for n in output_numels if n)
+        self._call_snapshots = 0
+
+    def disarm(self) -> list:
+        """Launches run again; returns (and forgets) the argument copies this call made."""
+        self.mode = None
+        self._protected = []
+        taken, self.snapshots = self.snapshots, []
+        return taken
+
+    def reset_budget(self) -> None:
+        self._bytes = 0
+
+    # ------------------------------------------------------------------ backend side
+    def launch(self, run: Callable[[], Any], tensors: Iterable) -> Any:
+        """A Triton launch: ``run()`` launches the kernel; ``tensors`` are its tensor arguments."""
+        if self.mode is None:
+            self.count += 1
+            return run()
+        tensors = list(tensors)
+        self._snapshot(tensors)
+        if self.mode == "poison":
+            self._poison(tensors)
+        return None
+
+    def call(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
+        """An extension function whose kernels launch from C++: run it, poison its results when armed."""
+        if self.mode is None:
+            self.count += 1
+            return fn(*args, **kwargs)
+        handed = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
+        self._snapshot(handed)
+        result = fn(*args, **kwargs)
+        self._poison(handed)
+        self._poison(_tensors_in(result), protect=False)
+        return result
+
+    def _snapshot(self, tensors: list) -> None:
+        for t in tensors:
+            if self._call_snapshots >= SNAPSHOTS_PER_CALL or t.numel() not in self._numels or self._is_protected(t):
+                continue
+            if self._bytes + min(t.numel(), SAMPLE_ELEMENTS) * t.element_size() > SNAPSHOT_BYTES:
+                return
+            taken = sample_elements(t)
+            self.snapshots.append(taken)
+            self._bytes += taken.numel() * taken.element_size()
+            self._call_snapshots += 1
+
+    def _poison(self, tensors: Iterable, protect: bool = True) -> None:
+        from kvdata.reverify.checks import fill_poison
+
+        for t in tensors:
+            if t.numel() and not (protect and self._is_protected(t)):
+                with _no_grad():
+                    fill_poison(t, index_safe=True)
+
+    def _is_protected(self, t) -> bool:
+        lo, hi = _span(t)
+        return any(lo < b and a < hi for a, b in self._protected)
+
+
+def protected_tensors(model: Any, inputs: Sequence) -> list:
+    """What a knockout must never poison: the call's inputs and the model's parameters and buffers."""
+    import torch
+
+    tensors = [x for x in inputs if isinstance(x, torch.Tensor)]
+    if isinstance(model, torch.nn.Module):
+        tensors += list(model.parameters()) + list(model.buffers())
+    return tensors
+
+
+def _is_tensor(x) -> bool:
+    import torch
+
+    return isinstance(x, torch.Tensor)
+
+
+def _tensors_in(value) -> list:
+    if _is_tensor(value):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def _span(t) -> tuple[int, int]:
+    s = t.untyped_storage()
+    return s.data_ptr(), s.data_ptr() + s.nbytes()
+
+
+def _storage_spans(tensors: Iterable) -> list[tuple[int, int]]:
+    return [_span(t) for t in tensors if _is_tensor(t) and t.numel()]
+
+
+def _no_grad():
+    import torch
+
+    return torch.no_grad()

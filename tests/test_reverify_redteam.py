@@ -1,0 +1,52 @@
+"""The red team's cases (tests/reverify_redteam/, written by a helper that never saw the verifier's
+code) through the real sandboxed verifier on the Triton interpreter. Hostile cases must not come out
+`correct`, controls must; the cases it still cannot catch are listed, each with why, as strict xfails
+(a fix makes them fail loudly, so the list is kept honest)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kvdata.reverify import reverify
+from kvdata.reverify.config import ReverifyConfig
+from kvdata.reverify.samples import Sample
+from kvdata.reverify.store import read_results
+
+ROOT = Path(__file__).parent / "reverify_redteam"
+MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
+NOT_CAUGHT = {
+    "h_canary_dependency": "torch computes everything; the kernel clears a NaN canary, so knocking it out breaks the output",
+    "h_launch_hook_detect": "computes in Triton whenever it sees the kernel gate installed, which is always here",
+    "h_memset_torch_scatter": "the kernel only zero-fills; torch writes the few non-zero entries",
+}
+# a timing-loop trick: the interpreter does not time; whether its memo hits on judged calls depends on
+# which addresses malloc hands back, so it comes out either way (caught on the H200: see the README)
+TIMING_ONLY = {"h_memo_checksum"}
+# relu(x - 5) on randn inputs is zero everywhere: no run can tell a right kernel from one writing zeros
+INCONCLUSIVE = {"c_mostly_zero_honest", "h_mostly_zero_relu_shift"}
+
+
+@pytest.fixture(scope="module")
+def redteam_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("redteam")
+    samples = [Sample(id=e["case"], language="triton", pytorch_code=(ROOT / e["case"] / "reference.py").read_text(),
+                      kernel_code=(ROOT / e["case"] / "kernel.py").read_text()) for e in MANIFEST]
+    out = tmp / "results.jsonl"
+    reverify(samples, out, ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=120, memory_mb=3000),
+             workers=2, cache_root=tmp / "cache", progress=False)
+    return {r["id"]: r for r in read_results(out)}
+
+
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e["case"], marks=pytest.mark.xfail(strict=True,
+                                   reason=NOT_CAUGHT[e["case"]])) if e["case"] in NOT_CAUGHT else
+                                   pytest.param(e, id=e["case"]) for e in MANIFEST if e["case"] not in TIMING_ONLY])
+def test_redteam_case(redteam_run, entry):
+    row = redteam_run[entry["case"]]
+    if entry["case"] in INCONCLUSIVE:
+        assert row["status"] == "inconclusive" and not row["correct"], (row["status"], row["message"])
+    elif entry["kind"] == "honest":
+        assert row["status"] == "correct", (row["status"], row["message"], row["flags"])
+    else:
+        assert not row["correct"], (entry["trick"], row["status"], row["flags"], row.get("knockout"))
