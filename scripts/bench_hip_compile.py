@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """hip-compile: the committed path and the working tree's side by side on the bundled hip2hip samples.
 
-"old" is ``kvdata/reverify/backends/hip_compile.py`` as committed at ``--old-rev`` (default HEAD),
-loaded from git together with that commit's ``toolchain.py``: hipcc (clang-15) for the host pass and
+"old" is ``kvdata/reverify/backends/hip_compile.py`` as committed at ``--old-rev`` (default e6a769d,
+the last commit before issue 9 changed it), loaded from git together with that commit's ``toolchain.py``: hipcc (clang-15) for the host pass and
 the gfx90a/gfx940 device passes, ``-std=c++17``, torch/extension.h parsed by every pass. "new" is the
 working tree's: clang-19 for every pass, torch's own C++ standard, a host syntax pass, and one
 precompiled torch/extension.h per pass that ``prepare`` builds first, as the parent of a
@@ -30,6 +30,7 @@ import types
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+OLD_REV = "e6a769d"       # the hipcc path, before issue 9
 
 
 def module_from_git(rev: str, path: str, name: str, replace: tuple[str, str] = ("", "")) -> types.ModuleType:
@@ -94,7 +95,7 @@ def main() -> None:
     ap.add_argument("--group", default="hip2hip", help="bundled sample folder")
     ap.add_argument("--samples", type=int, default=12, help="the first N rows (the bundle has 12)")
     ap.add_argument("--archs", default="gfx90a,gfx940", help="the hip-compile default")
-    ap.add_argument("--old-rev", default="HEAD", help="git revision of the old path")
+    ap.add_argument("--old-rev", default=OLD_REV, help="git revision of the old path")
     ap.add_argument("--skip-old", action="store_true", help="only the working tree's path")
     ap.add_argument("--out", default="out/bench_hip_compile.json")
     args = ap.parse_args()

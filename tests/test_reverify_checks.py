@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from kvdata.reverify import checks, sanitize
+from kvdata.reverify.protocol import WorkerReport
 from kvdata.reverify.config import FAILING_FLAGS, WARNING_FLAGS, ReverifyConfig
 
 
@@ -154,9 +155,10 @@ def _trick_cases() -> dict:
         "no_kernel_launch": (checks.check_kernel_launched, ([1, 0, 1],)),
         "inputs_mutated": (checks.check_inputs_unchanged, ([[x]], [[torch.zeros_like(x)]])),
         "output_aliases_input": (checks.check_outputs_not_aliased,
-                                 ({"output_aliases_input": checks.output_aliases([x[3:]], [x])},)),
+                                 (WorkerReport(output_aliases_input=checks.output_aliases([x[3:]], [x])),)),
         "output_aliases_reference": (checks.check_outputs_not_aliased,
-                                     ({"output_aliases_reference": checks.output_aliases([ref.view(8, 8)], [ref])},)),
+                                     (WorkerReport(output_aliases_reference=checks.output_aliases([ref.view(8, 8)],
+                                                                                                 [ref])),)),
         "inconsistent_runs": (checks.check_rerun_after_reference, ([wrong], [right])),
         "tampered_outputs": (checks.check_round_sealed, _sealed_then_rewritten()),
         "kernel_not_needed": (checks.check_kernels_needed,      # knocked out, still the right answer
@@ -164,8 +166,8 @@ def _trick_cases() -> dict:
         "inconsistent_dispatch": (checks.check_dispatch_consistent,     # pure copy first, torch GEMM after
                                   ([_recorded_ops(torch.clone, x), _recorded_ops(torch.nn.functional.linear, x, w)],)),
         "timed_outputs_mismatch": (checks.check_timed_outputs, ([[torch.zeros(64)]], [[ref]], 1e-3, 1e-4)),
-        "background_work": (checks.check_background_work, ({"background_work": True},)),
-        "state_dict_mismatch": (checks.check_weights_loaded, ({"state_dict_mismatch": True},)),
+        "background_work": (checks.check_background_work, (WorkerReport(background_work=True),)),
+        "state_dict_mismatch": (checks.check_weights_loaded, (WorkerReport(state_dict_mismatch=True),)),
         "out_of_bounds": (checks.check_memory_safe,
                           (sanitize.parse_report(sanitize.SANITIZER_EXIT, "========= Invalid __global__ write of size 4"
                                                  " bytes\n========= ERROR SUMMARY: 1 error\n"),)),

@@ -94,9 +94,13 @@ def test_bundled_sample_compiles_for_each_amd_arch_then_hits_the_cache(worker, c
     assert all(r["precompiled_header"] for r in results.values()), first.compile_log
     assert "-include-pch" in first.compile_log and "-fsyntax-only" in first.compile_log
     assert first.cache_hit is False and first.make_module is None
-    for arch in ("gfx90a", "gfx940"):           # linked AMDGPU code objects
-        assert results[arch]["mode"] == "device-object"
-        assert amdgpu_code_object_target(results[arch]["artifact"]) == arch
+    for arch in ("gfx90a", "gfx940"):           # linked AMDGPU code objects (assembly where lld-19 is missing)
+        if find_clang().links_amdgpu:
+            assert results[arch]["mode"] == "device-object"
+            assert amdgpu_code_object_target(results[arch]["artifact"]) == arch
+        else:
+            assert results[arch]["mode"] == "device-asm"
+            assert f'.amdgcn_target "amdgcn-amd-amdhsa--{arch}' in Path(results[arch]["artifact"]).read_text()
     if "gfx942" in results:                     # no ROCm 5.2 device libraries: gfx942 assembly of the kernel
         asm = Path(results["gfx942"]["artifact"]).read_text()
         assert ".amdgcn_target \"amdgcn-amd-amdhsa--gfx942" in asm and "softmax_rows" in asm

@@ -183,10 +183,12 @@ def test_bait_runs_on_fresh_inputs_and_leaves_no_reference_class(tmp_path):
     import torch
 
     from kvdata.reverify import harness
+    from kvdata.reverify.protocol import Job
     from kvdata.reverify.runner import draw_bait_seeds, draw_seeds
 
     seeds = draw_seeds(2)
-    job = {"sample": {"pytorch_code": REFERENCE}, "seeds": seeds, "bait_seeds": draw_bait_seeds(seeds)}
+    job = Job(sample={"pytorch_code": REFERENCE}, seeds=seeds, bait_seeds=draw_bait_seeds(seeds), decoy_seed=0,
+              timing_seed=0, device="cpu", backend="triton-interpreter", cache_dir=str(tmp_path))
     bait = harness._run_reference_bait(job, tmp_path, "cpu")
     assert harness.BAIT_MODULE not in sys.modules
     assert not [o for o in gc.get_objects()
@@ -206,6 +208,7 @@ def test_bait_runs_on_fresh_inputs_and_leaves_no_reference_class(tmp_path):
 
 def test_bait_seeds_never_meet_compared_seeds():
     from kvdata.reverify.harness import bait_seeds
+    from kvdata.reverify.protocol import Job
     from kvdata.reverify.runner import draw_bait_seeds
 
     seeds = [5, 6, 7]
@@ -213,9 +216,13 @@ def test_bait_seeds_never_meet_compared_seeds():
     assert not set(draw_bait_seeds(seeds, fixed=5)) & set(seeds)
     assert len(draw_bait_seeds(seeds)) == 3
     # a job naming a compared seed as bait seed (or none at all) still gets fresh ones
-    got = bait_seeds({"seeds": seeds, "bait_seeds": [6, 9]})
+    def job(bait):
+        return Job(sample={}, seeds=seeds, bait_seeds=bait, decoy_seed=0, timing_seed=0, device="cpu",
+                   backend="triton-interpreter", cache_dir="/nonexistent")
+
+    got = bait_seeds(job([6, 9]))
     assert 9 in got and not set(got) & set(seeds) and len(got) == 3
-    assert not set(bait_seeds({"seeds": seeds})) & set(seeds)
+    assert not set(bait_seeds(job([]))) & set(seeds)
 
 
 def test_seal_matches_only_the_sealed_bytes(tmp_path):

@@ -23,7 +23,7 @@ NOT_CAUGHT = {
 }
 # a timing-loop trick: the interpreter does not time; whether its memo hits on judged calls depends on
 # which addresses malloc hands back, so it comes out either way (caught on the H200: see the README)
-TIMING_ONLY = {"h_memo_checksum"}
+TIMING_ONLY = {"h_memo_checksum", "h_memo_data_ptr"}
 # relu(x - 5) on randn inputs is zero everywhere: no run can tell a right kernel from one writing zeros
 INCONCLUSIVE = {"c_mostly_zero_honest", "h_mostly_zero_relu_shift"}
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kvdata.reverify.protocol import JobStatus, RunRequest, ZygoteClock
+from kvdata.reverify.harness import JOB_FILE
+from kvdata.reverify.protocol import Job, JobStatus, RunRequest, ZygoteClock
 from kvdata.reverify.worker import WarmWorker
 from kvdata.sandbox import Sandbox, SandboxLimits
 
@@ -172,9 +173,9 @@ def _job(worker: WarmWorker, cache: Path, pytorch_code: str) -> Path:
     job_dir = worker.new_job_dir()
     sample = {"id": "watchdog", "language": "triton", "pytorch_code": pytorch_code, "kernel_code": "",
               "pytorch_functional_code": None}
-    (job_dir / "job.json").write_text(json.dumps({
-        "sample": sample, "seeds": [1], "bait_seeds": [2], "timing_seed": 3, "device": "cpu",
-        "backend": "triton-interpreter", "cache_dir": str(cache), "poison_mb": 0, "timing": None}))
+    job = Job(sample=sample, seeds=[1], bait_seeds=[2], decoy_seed=4, timing_seed=3, device="cpu",
+              backend="triton-interpreter", cache_dir=str(cache), poison_mb=0)
+    (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()))
     return job_dir
 
 

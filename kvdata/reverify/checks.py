@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:
+    from kvdata.reverify.protocol import WorkerReport
 
 
 @dataclass
@@ -32,7 +35,7 @@ class Comparison:
 
 # ----------------------------------------------------------------------------- parent side
 def compare_outputs(candidate: Sequence, reference: Sequence, atol, rtol: float,
-                    centers: Optional[Sequence[float]] = None) -> Comparison:
+                    centers: Optional[Sequence[float]] = None, verdict_only: bool = False) -> Comparison:
     """Catches wrong answers, and outputs of the wrong count, shape or kind.
 
     NaN/inf in the candidate never match (``equal_nan=False``), so a candidate that hands
@@ -41,7 +44,9 @@ def compare_outputs(candidate: Sequence, reference: Sequence, atol, rtol: float,
     ``allclose`` semantics, evaluated in cache-sized chunks (see ``_compare_tensor``);
     the first output that differs ends the comparison. ``atol``: one value, or one per
     output; ``centers``: per output, a value both sides are measured from, so that ``rtol``
-    scales the deviation from it (``output_tolerances``; 0 otherwise).
+    scales the deviation from it (``output_tolerances``; 0 otherwise). ``verdict_only``: stop
+    at the first chunk that differs, without the max error (the knockout's many failing
+    comparisons need only the verdict).
     """
     import torch
 
@@ -59,7 +64,7 @@ def compare_outputs(candidate: Sequence, reference: Sequence, atol, rtol: float,
             return Comparison(False, None, f"output {i} dtype {c.dtype}, expected {r.dtype}")
         if c.numel() == 0:
             continue
-        close, max_err = _compare_tensor(c, r, atols[i], rtol, centers[i])
+        close, max_err = _compare_tensor(c, r, atols[i], rtol, centers[i], verdict_only)
         worst = max(worst, max_err)
         if not close:
             return Comparison(False, worst, f"output {i} differs: max abs err {max_err:.3g} "
@@ -70,7 +75,8 @@ def compare_outputs(candidate: Sequence, reference: Sequence, atol, rtol: float,
 CHUNK_ELEMENTS = 1 << 18        # 1 MB of float32: the temporaries of one chunk stay in cache
 
 
-def _compare_tensor(c, r, atol: float, rtol: float, center: float = 0.0) -> tuple[bool, float]:
+def _compare_tensor(c, r, atol: float, rtol: float, center: float = 0.0,
+                    verdict_only: bool = False) -> tuple[bool, float]:
     """(allclose(c, r), max |c - r|, inf if any difference is not finite), chunk by chunk.
 
     Why chunks and not ``allclose`` on the whole tensor in float64: for 4096x4096 float32
@@ -92,11 +98,12 @@ def _compare_tensor(c, r, atol: float, rtol: float, center: float = 0.0) -> tupl
     for start in range(0, cd.numel(), CHUNK_ELEMENTS):
         a = cd[start:start + CHUNK_ELEMENTS].to(work)
         b = rd[start:start + CHUNK_ELEMENTS].to(work)
-        if center:
-            a, b = a - center, b - center
         # numpy for the elementwise work: single-threaded, so a small chunk does not pay for
         # waking torch's intra-op thread pool (seen costing ~2 ms per op on a 16-core GPU host).
         an, bn = a.numpy(), b.numpy()
+        if center:
+            an, bn = an - center, bn - center
+            a, b = torch.from_numpy(an), torch.from_numpy(bn)
         with np.errstate(invalid="ignore", over="ignore"):   # inf - inf is NaN: a failure, not a warning
             diff = np.abs(an - bn)
         chunk_max = float(diff.max()) if diff.size else 0.0
@@ -108,8 +115,11 @@ def _compare_tensor(c, r, atol: float, rtol: float, center: float = 0.0) -> tupl
             continue
         with np.errstate(over="ignore"):
             fast_ok = math.isfinite(chunk_max) and bool((diff <= np.abs(bn) * rtol + atol).all())
-        if not fast_ok and not bool(torch.isclose(a, b, rtol=rtol, atol=atol, equal_nan=False).all()):
+        if not fast_ok and (verdict_only and not math.isfinite(chunk_max)
+                            or not bool(torch.isclose(a, b, rtol=rtol, atol=atol, equal_nan=False).all())):
             close = False
+            if verdict_only:
+                break
     return close, max_err
 
 
@@ -216,12 +226,12 @@ def check_kernel_launched(launches: Sequence[Optional[int]]) -> list[str]:
     return ["no_kernel_launch"] if counted and min(counted) == 0 else []
 
 
-def check_outputs_not_aliased(worker_report: dict) -> list[str]:
+def check_outputs_not_aliased(worker_report: "WorkerReport") -> list[str]:
     """Catches candidates that return one of their inputs (``output_aliases_input``) or a view
     of the bait reference's output (``output_aliases_reference``) instead of computing into
     memory of their own. The worker measures the aliasing with ``output_aliases``; this turns
     its report into flags."""
-    return [flag for flag in ("output_aliases_input", "output_aliases_reference") if worker_report.get(flag)]
+    return [flag for flag in ("output_aliases_input", "output_aliases_reference") if getattr(worker_report, flag)]
 
 
 @dataclass(frozen=True)
@@ -271,12 +281,12 @@ def output_tolerances(reference: Sequence, atol: float, rtol: float) -> list[Out
         if not (r.is_floating_point() or r.is_complex()):
             tolerances.append(OutputTolerance(atol, undecidable=_max_abs(r) == 0.0 and r.dtype == torch.bool))
             continue
-        peak = _max_abs(r)
+        lo, hi = _min_max(r)
+        peak = math.nan if math.isnan(lo) else max(abs(lo), abs(hi))
         if not math.isfinite(peak):
             tolerances.append(OutputTolerance(atol))
             continue
         zeros_pass = peak <= atol + rtol * peak
-        lo, hi = _min_max(r)
         # Its own mean is a constant only for an output of many elements (one element's mean is the answer).
         constant_pass = False
         if r.numel() > 1 and hi - lo <= 2 * (atol + rtol * peak):       # else no constant can pass: the usual case
@@ -296,14 +306,29 @@ def output_tolerances(reference: Sequence, atol: float, rtol: float) -> list[Out
 
 
 def _min_max(t) -> tuple[float, float]:
-    """(min, max) of a real view of ``t``, chunk by chunk in numpy (see ``_max_abs``)."""
+    """(min, max) of ``t`` (complex: of its real and imaginary parts; NaN if it holds a NaN).
+
+    Chunk by chunk in numpy, single-threaded like ``_compare_tensor``: ``torch.aminmax``
+    on a 1 MB output cost ~3 ms in the parent (waking torch's intra-op pool), ~30x numpy.
+    """
     import torch
 
-    flat, lo, hi = (t.real if t.is_complex() else t).reshape(-1), math.inf, -math.inf
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if t.dtype == torch.bool:
+        return float(bool(t.all())), float(bool(t.any()))
+    if not t.numel():
+        return 0.0, 0.0
+    flat, lo, hi = t.reshape(-1), math.inf, -math.inf
+    native = (torch.float16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64,
+              torch.uint8)
     for start in range(0, flat.numel(), CHUNK_ELEMENTS):
         chunk = flat[start:start + CHUNK_ELEMENTS]
-        arr = (chunk if chunk.dtype in (torch.float32, torch.float64) else chunk.to(torch.float32)).numpy()
-        lo, hi = min(lo, float(arr.min())), max(hi, float(arr.max()))
+        arr = (chunk if chunk.dtype in native else chunk.to(torch.float32)).numpy()
+        c_lo, c_hi = float(arr.min()), float(arr.max())
+        if math.isnan(c_lo) or math.isnan(c_hi):
+            return math.nan, math.nan
+        lo, hi = min(lo, c_lo), max(hi, c_hi)
     return lo, hi
 
 
@@ -342,29 +367,9 @@ def is_undecidable(tolerances: Sequence[Sequence[OutputTolerance]]) -> bool:
 
 
 def _max_abs(t) -> float:
-    """max |t| (NaN if t holds a NaN), without an |t| temporary.
-
-    Chunk by chunk in numpy, single-threaded like ``_compare_tensor``: ``torch.aminmax``
-    on a 1 MB output cost ~3 ms in the parent (waking torch's intra-op pool), ~30x numpy.
-    """
-    import numpy as np
-    import torch
-
-    if t.is_complex():
-        t = torch.view_as_real(t)
-    if t.dtype == torch.bool:
-        return float(bool(t.any()))
-    flat, peak = t.reshape(-1), 0.0
-    native = (torch.float16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.uint8)
-    for start in range(0, flat.numel(), CHUNK_ELEMENTS):
-        chunk = flat[start:start + CHUNK_ELEMENTS]
-        arr = (chunk if chunk.dtype in native else chunk.to(torch.float32)).numpy()
-        lo, hi = float(arr.min()), float(arr.max())
-        if math.isnan(lo) or math.isnan(hi):
-            return math.nan
-        peak = max(peak, abs(lo), abs(hi))
-    return peak
+    """max |t| (NaN if t holds a NaN), from ``_min_max``."""
+    lo, hi = _min_max(t)
+    return math.nan if math.isnan(lo) or math.isnan(hi) else max(abs(lo), abs(hi), 0.0)
 
 
 def check_reference_finite(reference: Sequence) -> list[str]:
@@ -469,9 +474,10 @@ def check_kernels_needed(knockout: dict, reference: Sequence[Sequence], toleranc
         right = 0
         for seed, (out, ref, tol) in enumerate(zip(outputs, reference, tolerances)):
             if out is not None and compare_outputs(out, ref, OutputTolerance.atols(tol), rtol,
-                                                   OutputTolerance.centers(tol)).ok:
+                                                   OutputTolerance.centers(tol), verdict_only=True).ok:
                 right += 1
-            if out is not None and fraction_still_right(out, ref, tol, rtol) >= MOSTLY_RIGHT:
+            if out is not None and (m == 0 or seed in mostly_right[0]) \
+                    and fraction_still_right(out, ref, tol, rtol) >= MOSTLY_RIGHT:
                 mostly_right[m].add(seed)
             if any(_holds_an_output(t, ref, tol, rtol) for t in handed[seed] or []):
                 handed_seeds.add(seed)
@@ -483,6 +489,18 @@ def check_kernels_needed(knockout: dict, reference: Sequence[Sequence], toleranc
 
 
 MOSTLY_RIGHT = 0.5      # with every kernel disabled, at least this share of the output still right: torch did it
+FRACTION_SAMPLE = 1 << 16
+
+
+def _numpy_float(t):
+    """A host tensor as a float64 numpy array, converted by numpy (no torch op, see ``_compare_tensor``)."""
+    import numpy as np
+    import torch
+
+    if t.dtype in (torch.float16, torch.float32, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64,
+                   torch.uint8, torch.bool):
+        return np.asarray(t.numpy(), dtype=np.float64)
+    return t.to(torch.float64).numpy()
 
 
 def fraction_still_right(candidate: Sequence, reference: Sequence, tolerances: Sequence[OutputTolerance],
@@ -503,12 +521,12 @@ def fraction_still_right(candidate: Sequence, reference: Sequence, tolerances: S
             total += r.numel()
             continue
         cd, rd = _as_real(c).reshape(-1), _as_real(r).reshape(-1)
-        for start in range(0, rd.numel(), CHUNK_ELEMENTS):
-            a = cd[start:start + CHUNK_ELEMENTS].double().numpy() - tol.center
-            b = rd[start:start + CHUNK_ELEMENTS].double().numpy() - tol.center
-            with np.errstate(invalid="ignore", over="ignore"):
-                close += int((np.abs(a - b) <= tol.atol + rtol * np.abs(b)).sum())
-        total += rd.numel()
+        step = max(1, -(-rd.numel() // FRACTION_SAMPLE))           # a share needs no more than a sample
+        a = _numpy_float(cd[::step]) - tol.center
+        b = _numpy_float(rd[::step]) - tol.center
+        with np.errstate(invalid="ignore", over="ignore"):
+            close += int((np.abs(a - b) <= tol.atol + rtol * np.abs(b)).sum()) * step
+        total += b.size * step
     return close / total if total else 0.0
 
 
@@ -521,7 +539,7 @@ def _holds_an_output(tensor, reference: Sequence, tolerances: Sequence, rtol: fl
     for r, tol in zip(reference, tolerances):
         if tol.undecidable or r.numel() != tensor.numel() or r.is_complex() != tensor.is_complex():
             continue
-        if compare_outputs([tensor.reshape(r.shape)], [r], [tol.atol], rtol, [tol.center]).ok:
+        if compare_outputs([tensor.reshape(r.shape)], [r], [tol.atol], rtol, [tol.center], verdict_only=True).ok:
             return True
     return False
 
@@ -547,7 +565,7 @@ def check_timed_outputs(timed: Optional[Sequence], reference_timed: Optional[Seq
     return []
 
 
-def check_background_work(worker_report: dict) -> list[str]:
+def check_background_work(worker_report: "WorkerReport") -> list[str]:
     """Catches work left running after forward returns: ``background_work`` (failing).
 
     In round B the worker checks, after each call, for threads the call started that are
@@ -555,15 +573,15 @@ def check_background_work(worker_report: dict) -> list[str]:
     stream finished, and a whole-device synchronisation: a side stream or a thread finishing
     the answer, which per-stream timing events would not see.
     """
-    return ["background_work"] if worker_report.get("background_work") else []
+    return ["background_work"] if worker_report.background_work else []
 
 
-def check_weights_loaded(worker_report: dict) -> list[str]:
+def check_weights_loaded(worker_report: "WorkerReport") -> list[str]:
     """Catches candidates whose parameters do not match ``Model``'s by name: the reference's
     weights then load only partly (``strict=False``), and what the candidate computes with
     the rest is its own initialisation. ``state_dict_mismatch`` (a warning: the outputs were
     still compared on the reference's inputs)."""
-    return ["state_dict_mismatch"] if worker_report.get("state_dict_mismatch") else []
+    return ["state_dict_mismatch"] if worker_report.state_dict_mismatch else []
 
 
 def check_memory_safe(report) -> list[str]:

@@ -36,6 +36,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from kvdata.reverify.protocol import Job
+
 JOB_FILE = "job.json"
 META_FILE = "meta.json"
 ROUND_A_FILE = "cand_a.blob"       # round A + post-call inputs; sealed before the bait runs
@@ -125,35 +127,37 @@ def synchronize(device: str) -> None:
 
 
 class Meta:
-    """What the worker reports besides tensors; rewritten at every stage so a kill mid-stage
-    still tells the parent where it died."""
+    """Writes this process's ``protocol.WorkerReport`` to ``meta.json``, rewritten at every stage
+    so that a kill mid-stage still tells the parent where it died."""
 
     def __init__(self, job_dir: Path, received_at: Optional[float] = None, warmup: Optional[dict] = None):
+        from kvdata.reverify.protocol import WorkerReport
+
         self.path = job_dir / META_FILE
         self._t = time.monotonic()
         # CLOCK_MONOTONIC is system-wide: the parent sets these against the zygote's own
         # dispatch/end times to show the wait for a spare and the process exit (diagnostics).
-        self.data: dict[str, Any] = {"stage": "start", "error": None, "stage_s": {},
-                                     "clock": {"received": received_at or self._t, "warmup": warmup or {}}}
+        self.report = WorkerReport(clock={"received": received_at or self._t, "warmup": warmup or {}})
 
     def stage(self, name: str) -> None:
         now = time.monotonic()
-        self.data["stage_s"][self.data["stage"]] = round(now - self._t, 4)
+        self.report.stage_s[self.report.stage] = round(now - self._t, 4)
         self._t = now
-        self.data["stage"] = name
+        self.report.stage = name
         if name == "done":
-            self.data["clock"]["done"] = now
+            self.report.clock["done"] = now
         self.write()
 
     def fail(self, exc: BaseException) -> None:
+        from kvdata.reverify.protocol import WorkerError
+
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        self.data["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000],
-                              "traceback": "".join(tb)[-4000:]}
+        self.report.error = WorkerError(type(exc).__name__, str(exc)[:2000], "".join(tb)[-4000:])
         self.write()
 
     def write(self) -> None:
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, default=str))
+        tmp.write_text(json.dumps(self.report.to_json(), default=str))
         os.replace(tmp, self.path)
 
 
@@ -273,20 +277,20 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     """
     job_dir = Path(job_dir)
     seal_pipe = _pipe_identity(seal_fd)     # taken before any candidate code (compile imports it) runs
-    job = json.loads((job_dir / JOB_FILE).read_text())
+    job = Job.from_json(json.loads((job_dir / JOB_FILE).read_text()))
     (job_dir / JOB_FILE).unlink()          # the reference's code is not left lying around for the candidate
     meta = Meta(job_dir, received_at, warmup)
-    device = job["device"]
+    device = job.device
     if device != "cpu":
         import torch
 
         torch.cuda.set_device(0)
-    meta.data["write_confinement"] = _confine_to_job(job_dir, Path(job["cache_dir"]), device)
+    meta.report.write_confinement = _confine_to_job(job_dir, Path(job.cache_dir), device)
     meta.write()
 
     from kvdata.reverify.backends import create_backend
 
-    backend = create_backend(job["backend"])
+    backend = create_backend(job.backend)
     if backend.compile_only:
         _close_quietly(ref_fd)
         _close_quietly(seal_fd)
@@ -296,19 +300,19 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     # 1. reference, before any candidate code exists in this process
     meta.stage("reference")
     try:
-        ref_module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference.py", REFERENCE_MODULE)
+        ref_module = load_source_module(job.sample["pytorch_code"], job_dir / "reference.py", REFERENCE_MODULE)
         (job_dir / "reference.py").unlink()
-        cases = [build_reference_case(ref_module, s, device) for s in job["seeds"]]
+        cases = [build_reference_case(ref_module, s, device) for s in job.seeds]
         out_specs = [(tuple(t.shape), t.dtype) for t in cases[0]["outputs"]]
-        timing = job.get("timing") if device != "cpu" else None
+        timing = job.timing if device != "cpu" else None
         timed = None
         if timing:
-            meta.data["ref_ms"], timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device,
-                                                  job["timing_seed"])
+            meta.report.ref_ms, timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device,
+                                                 job.timing_seed)
         send_reference(ref_fd, cases, timed)
         del timed
         # the knockout's decoy: weights and inputs of a seed no round compares (its outputs are not needed)
-        decoy = build_reference_case(ref_module, job["decoy_seed"], device)
+        decoy = build_reference_case(ref_module, job.decoy_seed, device)
         del decoy["outputs"], decoy["model"]
     except BaseException as e:  # noqa: BLE001 - any failure of the reference is reported, not raised
         meta.fail(e)
@@ -326,13 +330,12 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     meta.stage("compile")
     t0 = time.monotonic()
     try:
-        sample = dict(job["sample"])
-        candidate = backend.build(sample, job_dir, Path(job["cache_dir"]))
+        candidate = backend.build(dict(job.sample), job_dir, Path(job.cache_dir))
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
-    meta.data.update({"compile_s": time.monotonic() - t0, "cache_hit": candidate.cache_hit,
-                      "compile_log": (candidate.compile_log or "")[-4000:]})
+    meta.report.compile_s = time.monotonic() - t0
+    meta.report.cache_hit, meta.report.compile_log = candidate.cache_hit, (candidate.compile_log or "")[-4000:]
 
     # 3. run: A → reference bait → B
     meta.stage("run")
@@ -347,7 +350,7 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         meta.stage("time")
         try:
             model = make_candidate_module(candidate, cases[0], device, meta)
-            meta.data["kernel_ms"], timed = time_gpu(model, cases[0]["inputs"], timing, device, job["timing_seed"])
+            meta.report.kernel_ms, timed = time_gpu(model, cases[0]["inputs"], timing, device, job.timing_seed)
             with _BlobFile(job_dir / TIMED_FILE) as blob:
                 blob.finish({"T": [[blob.add(t) for t in call] for call in timed]})
             del timed
@@ -393,14 +396,14 @@ def init_triton_driver() -> None:
         pass
 
 
-def _compile_only(backend, job: dict, job_dir: Path, meta: Meta) -> None:
+def _compile_only(backend, job: Job, job_dir: Path, meta: Meta) -> None:
     meta.stage("compile")
     try:
-        candidate = backend.build(dict(job["sample"]), job_dir, Path(job["cache_dir"]))
+        candidate = backend.build(dict(job.sample), job_dir, Path(job.cache_dir))
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
-    meta.data.update({"cache_hit": candidate.cache_hit, "compile_log": (candidate.compile_log or "")[-4000:]})
+    meta.report.cache_hit, meta.report.compile_log = candidate.cache_hit, (candidate.compile_log or "")[-4000:]
     meta.stage("done")
 
 
@@ -424,7 +427,7 @@ def _load_weights(module, case: dict, meta: Meta) -> None:
     try:
         module.load_state_dict(case["state_dict"], strict=True)
     except RuntimeError:
-        meta.data["state_dict_mismatch"] = True
+        meta.report.state_dict_mismatch = True
         module.load_state_dict(case["state_dict"], strict=False)
 
 
@@ -463,12 +466,12 @@ class _Call:
         self.outputs, self.launches, self.background = outputs, launches, background
 
 
-def _run_rounds(job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe) -> None:
+def _run_rounds(job: Job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe) -> None:
     """Round A and the knockout rounds (sealed together) → reference bait on fresh inputs → round B."""
     from kvdata.reverify.checks import poison_allocator
 
     shapes, dtypes = [s for s, _ in out_specs], [d for _, d in out_specs]
-    poison_mb = int(job.get("poison_mb", 64))
+    poison_mb = job.poison_mb
     poison = lambda: poison_allocator(device, shapes, dtypes, poison_mb)  # noqa: E731
     poison_index_safe = lambda: poison_allocator(device, shapes, dtypes, poison_mb, index_safe=True)  # noqa: E731
     # One candidate instance for every seed (new weights loaded per seed): state it keeps
@@ -490,12 +493,13 @@ def _run_rounds(job, job_dir, meta, candidate, cases, decoy, out_specs, device, 
                              watch_background=True)
         blob.finish({"B": b.outputs})
     del bait, bait_outputs
-    meta.data.update({"launches": {"A": a.launches, "B": b.launches}, "torch_ops": a.torch_ops,
-                      "output_aliases_input": a.aliases_input or b.aliases_input,
-                      "output_aliases_reference": b.aliases_reference, "background_work": b.background})
+    report = meta.report
+    report.launches, report.torch_ops = {"A": a.launches, "B": b.launches}, a.torch_ops
+    report.output_aliases_input = a.aliases_input or b.aliases_input
+    report.output_aliases_reference, report.background_work = b.aliases_reference, b.background
 
 
-def _knockout_rounds(job, candidate, model, cases, decoy, device, meta, blob: "_BlobFile", poison,
+def _knockout_rounds(job: Job, candidate, model, cases, decoy, device, meta, blob: "_BlobFile", poison,
                      output_numels) -> dict:
     """Every seed again with the candidate's kernels disabled, once per knockout mode (``knockout``).
 
@@ -508,7 +512,7 @@ def _knockout_rounds(job, candidate, model, cases, decoy, device, meta, blob: "_
     from kvdata.reverify.knockout import protected_tensors, sample_elements
 
     gate = candidate.kernel_gate
-    if gate is None or not job.get("knockout", True):
+    if gate is None or not job.knockout:
         return {}
     tree: dict = {}
     for mode in gate.modes:
@@ -643,7 +647,7 @@ def _send_seal(seal_fd: Optional[int], identity: Optional[tuple], seal: Optional
             raise OSError("the seal pipe was closed or replaced")
         os.write(seal_fd, seal)                     # < PIPE_BUF: one atomic write
     except OSError:
-        meta.data["seal_not_sent"] = True
+        meta.report.seal_not_sent = True
         meta.write()
         os._exit(SEAL_LOST_EXIT)
     _close_quietly(seal_fd)
@@ -658,7 +662,7 @@ def _close_quietly(fd: Optional[int]) -> None:
         pass
 
 
-def bait_seeds(job: dict) -> list[int]:
+def bait_seeds(job: Job) -> list[int]:
     """The bait's seeds: the job's ``bait_seeds`` (drawn by the parent), never one of the compared seeds.
 
     Why fresh seeds: the bait's outputs stay alive in the candidate's process, where it
@@ -667,16 +671,16 @@ def bait_seeds(job: dict) -> list[int]:
     """
     import secrets
 
-    compared = set(job["seeds"])
-    seeds = [s for s in job.get("bait_seeds") or [] if s not in compared]
-    while len(seeds) < len(job["seeds"]):
+    compared = set(job.seeds)
+    seeds = [s for s in job.bait_seeds if s not in compared]
+    while len(seeds) < len(job.seeds):
         s = secrets.randbelow(2**31 - 1)
         if s not in compared and s not in seeds:
             seeds.append(s)
     return seeds
 
 
-def _run_reference_bait(job, job_dir, device) -> list:
+def _run_reference_bait(job: Job, job_dir, device) -> list:
     """Run the reference in the candidate's process, on a fresh input set, and keep its outputs alive.
 
     Round B then runs with reference outputs (and freed reference temporaries) in the
@@ -685,7 +689,7 @@ def _run_reference_bait(job, job_dir, device) -> list:
     leaves ``sys.modules`` and its models, weights and inputs are dropped right after,
     so its ``Model`` class is collected before round B.
     """
-    module = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference_bait.py", BAIT_MODULE)
+    module = load_source_module(job.sample["pytorch_code"], job_dir / "reference_bait.py", BAIT_MODULE)
     try:
         (job_dir / "reference_bait.py").unlink()
         outs = []

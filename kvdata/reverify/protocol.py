@@ -5,12 +5,18 @@
 ``status`` frame. The zygote is trusted code, but it runs inside the sandbox beside the
 samples, so the parent validates what it reads: ``JobStatus.from_json`` never raises, and
 a frame it cannot read becomes a status whose ``lost`` says why.
+
+Between the parent (``runner.Verifier``) and the harness in the sample's process
+(``harness.run_job``): ``Job`` goes down as ``job.json``; ``WorkerReport`` comes back as
+``meta.json``, rewritten at every stage. That file lies in the sample's own job dir, so the
+parent reads it as untrusted: ``WorkerReport.from_json`` never raises, a field of the wrong
+type takes its default, and nothing in it decides a verdict on its own (the tensors do).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 
@@ -148,4 +154,122 @@ _PARSERS = {
     "peak_rss_mb": _optional(_number), "wall_s": _optional(_number),
     "seal": _optional(lambda v: bytes.fromhex(_str(v))),
     "clock": _optional(_clock), "lost": _optional(_str),
+}
+
+
+# ----------------------------------------------------------------------------- parent <-> harness
+@dataclass(frozen=True)
+class Job:
+    """Parent -> harness: what to run for one sample (``job.json``, deleted before candidate code runs).
+
+    ``seeds``: the compared input sets; ``bait_seeds``: the bait's, never compared;
+    ``decoy_seed``: the knockout's decoy call; ``timing_seed``: the jitter of the timed
+    calls' inputs. ``cache_dir``: this sample's own compile cache. ``timing``: the
+    ``config.TimingConfig`` as a dict, None for no timing.
+    """
+
+    sample: dict
+    seeds: list
+    bait_seeds: list
+    decoy_seed: int
+    timing_seed: int
+    device: str
+    backend: str
+    cache_dir: str
+    poison_mb: int = 64
+    timing: Optional[dict] = None
+    knockout: bool = True
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> "Job":
+        """The job the parent wrote (trusted: a malformed one is a bug and raises ``ValueError``)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        if not isinstance(obj, dict) or not set(obj) <= names:
+            raise ValueError(f"not a job: {str(obj)[:200]}")
+        return cls(**obj)
+
+
+@dataclass(frozen=True)
+class WorkerError:
+    """An exception the harness caught in the sample's process."""
+
+    type: str
+    message: str
+    traceback: str = ""
+
+
+@dataclass
+class WorkerReport:
+    """Harness -> parent: what the sample's process reports besides tensors (``meta.json``).
+
+    ``stage``: the last stage begun (``start``, ``reference``, ``compile``, ``run``, ``time``,
+    ``done``): a kill mid-stage still says where. ``stage_s``: seconds per stage; ``clock``:
+    monotonic times (``received``, ``done``) and the spare's ``warmup``. ``launches``: kernel
+    launches per call, per round; ``torch_ops``: aten ops of every round-A call.
+    """
+
+    stage: str = "start"
+    error: Optional[WorkerError] = None
+    stage_s: dict = field(default_factory=dict)
+    clock: dict = field(default_factory=dict)
+    write_confinement: Optional[str] = None
+    ref_ms: Optional[float] = None
+    kernel_ms: Optional[float] = None
+    compile_s: Optional[float] = None
+    cache_hit: Optional[bool] = None
+    compile_log: str = ""
+    launches: dict = field(default_factory=dict)
+    torch_ops: list = field(default_factory=list)
+    output_aliases_input: bool = False
+    output_aliases_reference: bool = False
+    background_work: bool = False
+    state_dict_mismatch: bool = False
+    seal_not_sent: bool = False
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> "WorkerReport":
+        """The report in ``meta.json``; never raises: what is missing or mistyped keeps its default."""
+        report = cls()
+        if not isinstance(obj, dict):
+            return report
+        for f in dataclasses.fields(cls):
+            if f.name not in obj:
+                continue
+            try:
+                setattr(report, f.name, _REPORT_PARSERS[f.name](obj[f.name]))
+            except (TypeError, ValueError, KeyError):
+                pass
+        return report
+
+
+def _error(v) -> WorkerError:
+    if not isinstance(v, dict):
+        raise TypeError("not an error object")
+    return WorkerError(_str(v["type"]), _str(v["message"]), _str(v.get("traceback", "")))
+
+
+def _dict(v) -> dict:
+    if not isinstance(v, dict):
+        raise TypeError("not an object")
+    return v
+
+
+def _list(v) -> list:
+    if not isinstance(v, list):
+        raise TypeError("not a list")
+    return v
+
+
+_REPORT_PARSERS = {
+    "stage": _str, "error": _optional(_error), "stage_s": _dict, "clock": _dict,
+    "write_confinement": _optional(_str), "ref_ms": _optional(_number), "kernel_ms": _optional(_number),
+    "compile_s": _optional(_number), "cache_hit": _optional(_bool), "compile_log": _str, "launches": _dict,
+    "torch_ops": _list, "output_aliases_input": _bool, "output_aliases_reference": _bool,
+    "background_work": _bool, "state_dict_mismatch": _bool, "seal_not_sent": _bool,
 }

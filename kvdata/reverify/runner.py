@@ -22,7 +22,7 @@ from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve
 from kvdata.reverify.backends.base import ToolchainError
 from kvdata.reverify.config import ReverifyConfig
 from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT, TIMED_FILE
-from kvdata.reverify.protocol import JobStatus
+from kvdata.reverify.protocol import Job, JobStatus, WorkerReport
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
@@ -169,13 +169,13 @@ class Verifier:
         cache = sample_cache / "triton"
         entries_before = _count_entries(cache)
         bait_seeds = draw_bait_seeds(seeds, self.config.seed)
-        job = {"sample": sample.to_job(), "seeds": seeds, "bait_seeds": bait_seeds,
-               "decoy_seed": draw_bait_seeds(seeds + bait_seeds, self.config.seed)[-1],
-               "device": backend.device(), "backend": name,
-               "cache_dir": str(sample_cache), "poison_mb": self.config.poison_mb,
-               "timing_seed": draw_seeds(1, self.config.seed)[0], "knockout": self.config.knockout,
-               "timing": vars(self.config.timing) if self.config.timing.enabled else None}
-        (job_dir / JOB_FILE).write_text(json.dumps(job))
+        job = Job(sample=sample.to_job(), seeds=seeds, bait_seeds=bait_seeds,
+                  decoy_seed=draw_bait_seeds(seeds + bait_seeds, self.config.seed)[0],
+                  timing_seed=draw_seeds(1, self.config.seed)[0], device=backend.device(), backend=name,
+                  cache_dir=str(sample_cache), poison_mb=self.config.poison_mb,
+                  timing=vars(self.config.timing) if self.config.timing.enabled else None,
+                  knockout=self.config.knockout)
+        (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()))
         outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
         try:
             self._judge(row, backend, outcome, job_dir, atol, rtol)
@@ -234,16 +234,16 @@ class Verifier:
 
     # ---------------------------------------------------------------- the verdict
     def _judge(self, row: dict, backend, outcome, job_dir: Path, atol: float, rtol: float) -> None:
-        meta = _read_json(job_dir / META_FILE)
-        stage, error = meta.get("stage"), meta.get("error")
+        meta = WorkerReport.from_json(_read_json(job_dir / META_FILE))
+        stage, error = meta.stage, meta.error
         log_tail = _tail(job_dir / "worker.log")
         status = outcome.status
-        if meta.get("write_confinement") == "landlock":
+        if meta.write_confinement == "landlock":
             row["isolation"] = f"{row.get('isolation')}+landlock"
         row["stage_s"] = _with_process_stages(meta, status)
-        row["spare_warmup_s"] = (meta.get("clock") or {}).get("warmup") or None   # off the clock when ready
-        if meta.get("cache_hit") is not None:
-            row["cache_hit"] = meta["cache_hit"]
+        row["spare_warmup_s"] = meta.clock.get("warmup") or None   # off the clock when ready
+        if meta.cache_hit is not None:
+            row["cache_hit"] = meta.cache_hit
 
         def done(st: str, msg: str) -> None:
             row["status"], row["message"] = st, msg
@@ -259,8 +259,8 @@ class Verifier:
         if status.returncode == SEAL_LOST_EXIT and stage == "run":
             row["flags"].append("tampered_outputs")
             return done("flagged", "the pipe that seals round A's outputs was closed or replaced before the bait ran")
-        err_msg = f"{error['type']}: {error['message']}" if error else ""
-        if error and error["type"] == ToolchainError.__name__ and stage == "compile":
+        err_msg = f"{error.type}: {error.message}" if error else ""
+        if error and error.type == ToolchainError.__name__ and stage == "compile":
             return done("toolchain_error", err_msg)
         if backend.compile_only:
             row["compile_ok"] = stage == "done"
@@ -298,7 +298,7 @@ class Verifier:
         try:
             rounds_a, rounds_b, inputs_after = _read_candidate(round_a, ref["inputs"], b_path)
             knockout = _read_knockout(round_a) or None      # {}: the backend has no kernel gate
-            timed = _read_timed(job_dir / TIMED_FILE) if meta.get("kernel_ms") else None
+            timed = _read_timed(job_dir / TIMED_FILE) if meta.kernel_ms else None
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol, knockout, timed)
@@ -318,9 +318,9 @@ class Verifier:
         flags += checks.check_rerun_after_reference(first, second)
         flags += checks.check_input_fingerprints(ref["inputs"], inputs_after)
         flags += checks.check_inputs_vary(ref["inputs"])
-        launches = (meta.get("launches") or {})
+        launches = meta.launches
         flags += checks.check_kernel_launched(list(launches.get("A", [])) + list(launches.get("B", [])))
-        ops_per_call = [o for o in meta.get("torch_ops") or [] if isinstance(o, dict)]
+        ops_per_call = [o for o in meta.torch_ops if isinstance(o, dict)]
         all_ops: dict = {}
         for ops in ops_per_call:
             for name, count in ops.items():
@@ -337,7 +337,7 @@ class Verifier:
         flags += checks.check_weights_loaded(meta)
         flags += checks.check_reference_finite([t for seed in ref["outputs"] for t in seed])
         flags += checks.check_degenerate_reference(tolerances)
-        row["ref_ms"], row["kernel_ms"] = meta.get("ref_ms"), meta.get("kernel_ms")
+        row["ref_ms"], row["kernel_ms"] = meta.ref_ms, meta.kernel_ms
         if row["ref_ms"] and row["kernel_ms"]:
             row["timed_outputs_checked"] = True
             flags += checks.check_timed_outputs(timed, ref.get("timed"), atol, rtol)
@@ -499,11 +499,11 @@ def _with_process_stages(meta: dict, status: JobStatus) -> Optional[dict]:
     ``teardown`` (waiting, before this job, for the previous sample's processes to end),
     ``wait`` (job handed over -> the process took it: a spare still warming up) and
     ``exit`` (harness done -> the zygote saw it: the done byte, or the process's end)."""
-    stages = meta.get("stage_s")
+    stages = meta.stage_s
     if not isinstance(stages, dict):
         return stages
     stages = dict(stages)
-    child, zygote = meta.get("clock") or {}, status.clock
+    child, zygote = meta.clock, status.clock
     if zygote is None:
         return stages
     try:

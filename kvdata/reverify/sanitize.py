@@ -80,9 +80,14 @@ def parse_report(returncode: Optional[int], output: str, timed_out: bool = False
 
 
 def write_job(job_dir: Path, sample_job: dict, seed: int, backend: str, cache_dir: Path) -> None:
+    """The sanitized run's ``protocol.Job``: one seed, no bait, no timing, no knockout."""
+    from kvdata.reverify.harness import JOB_FILE
+    from kvdata.reverify.protocol import Job
+
     job_dir.mkdir(parents=True, exist_ok=True)
-    (job_dir / "sanitize_job.json").write_text(json.dumps(
-        {"sample": sample_job, "seed": seed, "backend": backend, "cache_dir": str(cache_dir)}))
+    job = Job(sample=sample_job, seeds=[seed], bait_seeds=[], decoy_seed=seed, timing_seed=seed, device="cuda",
+              backend=backend, cache_dir=str(cache_dir), knockout=False)
+    (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()))
 
 
 # ----------------------------------------------------------------------------- inside the sandbox
@@ -93,12 +98,15 @@ def run_one_call(job_dir: Path) -> None:
     from kvdata.reverify.backends import create_backend
     from kvdata.reverify.harness import Meta, build_reference_case, load_source_module, make_candidate_module
 
-    job = json.loads((job_dir / "sanitize_job.json").read_text())
+    from kvdata.reverify.harness import JOB_FILE
+    from kvdata.reverify.protocol import Job
+
+    job = Job.from_json(json.loads((job_dir / JOB_FILE).read_text()))
     torch.cuda.set_device(0)
-    reference = load_source_module(job["sample"]["pytorch_code"], job_dir / "reference.py", "kv_reference")
-    case = build_reference_case(reference, int(job["seed"]), "cuda")
+    reference = load_source_module(job.sample["pytorch_code"], job_dir / "reference.py", "kv_reference")
+    case = build_reference_case(reference, job.seeds[0], job.device)
     del case["outputs"], case["model"]
-    candidate = create_backend(job["backend"]).build(dict(job["sample"]), job_dir, Path(job["cache_dir"]))
+    candidate = create_backend(job.backend).build(dict(job.sample), job_dir, Path(job.cache_dir))
     model = make_candidate_module(candidate, case, "cuda", Meta(job_dir))
     with torch.no_grad():
         model(*case["inputs"])
