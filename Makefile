@@ -1,7 +1,8 @@
 # The two commands a fresh machine needs (README): `make demo` and `make test`.
 PY ?= python3
 OUT ?= out/sample
-# The venv of the newest releases pyproject.toml allows (scripts/install_newest.sh), and pytest arguments for it.
+# The venv of the newest releases pyproject.toml allows (scripts/install_newest.sh), and pytest arguments for it
+# (empty: the whole suite; .ci/run passes its NEWEST_CI_TESTS subset).
 NEWEST_VENV ?= .venv-newest
 NEWEST_PYTEST_ARGS ?=
 

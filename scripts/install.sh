@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything kvdata and its tests need on a fresh Debian machine (idempotent).
-#   system: hipcc (ROCm 5.2, compile-only HIP checks for gfx90a/gfx940), clang-19 (gfx942 device code),
-#           bubblewrap (sandbox for untrusted samples)
+#   system: hipcc (ROCm 5.2's HIP headers and device libraries), clang-19 + lld-19 (every hip-compile pass;
+#           lld links the device code objects), libthrust-dev, bubblewrap (sandbox for untrusted samples)
 #   python: torch 2.13 CPU + triton 3.7.1 (ci/constraints-cpu.txt), then kvdata with all extras.
 # `install.sh --system-only` does the system part alone (scripts/install_newest.sh uses it for its own venv).
 set -euo pipefail
@@ -11,8 +11,9 @@ PY=${PYTHON:-python3}
 need_apt=()
 command -v hipcc >/dev/null || need_apt+=(hipcc)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
-[ -f /usr/include/thrust/complex.h ] || need_apt+=(libthrust-dev)  # torch/extension.h under hipcc needs thrust
+[ -f /usr/include/thrust/complex.h ] || need_apt+=(libthrust-dev)  # torch/extension.h under __HIPCC__ includes thrust
 command -v clang-19 >/dev/null || need_apt+=(clang-19)
+command -v ld.lld-19 >/dev/null || need_apt+=(lld-19)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "[install] apt-get install ${need_apt[*]}"

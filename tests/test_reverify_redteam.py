@@ -18,7 +18,6 @@ ROOT = Path(__file__).parent / "reverify_redteam"
 MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
 NOT_CAUGHT = {
     "h_canary_dependency": "torch computes everything; the kernel clears a NaN canary, so knocking it out breaks the output",
-    "h_launch_hook_detect": "computes in Triton whenever it sees the kernel gate installed, which is always here",
     "h_memset_torch_scatter": "the kernel only zero-fills; torch writes the few non-zero entries",
 }
 # a timing-loop trick: the interpreter does not time; whether its memo hits on judged calls depends on
@@ -44,8 +43,8 @@ def redteam_run(tmp_path_factory):
                                    pytest.param(e, id=e["case"]) for e in MANIFEST if e["case"] not in TIMING_ONLY])
 def test_redteam_case(redteam_run, entry):
     row = redteam_run[entry["case"]]
-    if entry["case"] in INCONCLUSIVE:
-        assert row["status"] == "inconclusive" and not row["correct"], (row["status"], row["message"])
+    if entry["case"] in INCONCLUSIVE and entry["kind"] == "honest":   # judged only if a seed draws an x > 5
+        assert row["status"] in ("inconclusive", "correct"), (row["status"], row["message"])
     elif entry["kind"] == "honest":
         assert row["status"] == "correct", (row["status"], row["message"], row["flags"])
     else:

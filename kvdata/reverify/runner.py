@@ -113,6 +113,7 @@ class Verifier:
 
             backend = self._backend(name)
             cache = self.cache_dir(name)
+            backend.prepare(cache)          # shared, read-only artifacts (hip-compile's precompiled headers)
             env = dict(backend.worker_env())
             env["TRITON_CACHE_DIR"] = str(cache / "triton")
             env["KVDATA_CACHE"] = str(cache)

@@ -9,6 +9,7 @@ launches nothing is flagged) and knocks them out (a candidate whose answer does 
 """
 from __future__ import annotations
 
+import functools
 import platform
 from pathlib import Path
 from typing import Optional
@@ -59,7 +60,11 @@ class TritonLaunchGate(KernelGate):
             tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
             return gate.launch(lambda: original(fn_self, *args, **kwargs), tensors)
 
-        run.__wrapped__ = original
+        # Dressed as Triton's own method (name, module, docs, code object's file): a sample that
+        # computes honestly only while it sees a wrapper does not see this one by those looks.
+        functools.update_wrapper(run, original)
+        del run.__wrapped__
+        run.__code__ = run.__code__.replace(co_filename=original.__code__.co_filename, co_name=original.__name__)
         cls.run = run
 
 
