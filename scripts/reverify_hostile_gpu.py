@@ -6,6 +6,7 @@ out `correct` with a speedup above 1; the controls come out `correct`; the delib
 kernel reports a speedup below 1.
 
     python scripts/reverify_hostile_gpu.py --out out/hostile_gpu.json
+    python scripts/reverify_hostile_gpu.py --only launch_hook gpu_ --out out/some.json   # a few cases
 """
 from __future__ import annotations
 
@@ -64,6 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "out" / "hostile_gpu.json")
     ap.add_argument("--backend", default="triton-gpu")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--only", nargs="*", help="case ids (or substrings of them) to run; default: every case")
     args = ap.parse_args(argv)
 
     from kvdata.reverify import reverify
@@ -72,6 +74,8 @@ def main(argv=None) -> int:
     from kvdata.reverify.store import read_results
 
     cases = knockout_suite() + hostile_suite() + redteam_suite()
+    if args.only:
+        cases = [c for c in cases if any(o in c[0] for o in args.only)]
     kinds = {c[0]: c[1] for c in cases}
     samples = [Sample(id=i, language="triton", pytorch_code=r, kernel_code=k) for i, _, r, k in cases]
     args.out.parent.mkdir(parents=True, exist_ok=True)

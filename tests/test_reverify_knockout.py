@@ -79,5 +79,5 @@ def test_no_hostile_case_is_correct_and_every_control_is(knockout_run):
 def test_knockout_is_reported_for_every_judged_row(knockout_run):
     judged = [r for r in knockout_run.values() if r["status"] in ("correct", "flagged")]
     assert judged and all(r.get("knockout", "").startswith("skip:") for r in judged)
-    assert "skip: 0/2 still right; poison: 0/2" in knockout_run["honest_linear_gelu"]["knockout"]
+    assert "skip: 0/2 still right; poison: 0/2 still right; zero: 0/2 still right" in knockout_run["honest_linear_gelu"]["knockout"]
     assert "answer handed to a kernel on 2/2" in knockout_run["eager_copy"]["knockout"]

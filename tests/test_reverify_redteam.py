@@ -1,7 +1,8 @@
 """The red team's cases (tests/reverify_redteam/, written by a helper that never saw the verifier's
 code) through the real sandboxed verifier on the Triton interpreter. Hostile cases must not come out
-`correct`, controls must; the cases it still cannot catch are listed, each with why, as strict xfails
-(a fix makes them fail loudly, so the list is kept honest)."""
+`correct`, controls must. A case it cannot catch goes in NOT_CAUGHT, with why, as a strict xfail (a fix
+then fails loudly, so the list stays honest); timing-loop tricks are judged on the GPU only
+(scripts/reverify_hostile_gpu.py)."""
 from __future__ import annotations
 
 import json
@@ -16,10 +17,7 @@ from kvdata.reverify.store import read_results
 
 ROOT = Path(__file__).parent / "reverify_redteam"
 MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
-NOT_CAUGHT = {
-    "h_canary_dependency": "torch computes everything; the kernel clears a NaN canary, so knocking it out breaks the output",
-    "h_memset_torch_scatter": "the kernel only zero-fills; torch writes the few non-zero entries",
-}
+NOT_CAUGHT: dict = {}   # none left on the CPU (the knockout's zero mode catches the memset and canary cases)
 # a timing-loop trick: the interpreter does not time; whether its memo hits on judged calls depends on
 # which addresses malloc hands back, so it comes out either way (caught on the H200: see the README)
 TIMING_ONLY = {"h_memo_checksum", "h_memo_data_ptr"}

@@ -473,6 +473,8 @@ def check_kernels_needed(knockout: dict, reference: Sequence[Sequence], toleranc
         handed += [[]] * (len(reference) - len(handed))
         right = 0
         for seed, (out, ref, tol) in enumerate(zip(outputs, reference, tolerances)):
+            if all(t.undecidable for t in tol):       # an all-zero answer: zeroed kernels match it, and prove nothing
+                continue
             if out is not None and compare_outputs(out, ref, OutputTolerance.atols(tol), rtol,
                                                    OutputTolerance.centers(tol), verdict_only=True).ok:
                 right += 1

@@ -14,6 +14,9 @@ If it is, the kernels did not compute it (``checks.check_kernels_needed``:
   the model's own inputs, parameters and buffers. A HIP extension's kernels run inside its C++
   function, out of reach: the function runs, then what it returned and the tensors it was
   handed (again except inputs, parameters and buffers) are poisoned.
+- ``zero``: the same tensors filled with zeros. A kernel that only zero-fills a buffer torch
+  then writes into, or that clears a NaN "canary" torch adds to its own answer, is not needed
+  when its tensors come out zero anyway: the answer is still right.
 
 Both modes also keep a copy (``sample_elements``) of every tensor handed to a kernel that has
 the size of one of the reference's outputs (``snapshots``): with every kernel disabled, a tensor that already
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-KNOCKOUT_MODES = ("skip", "poison")
+KNOCKOUT_MODES = ("skip", "poison", "zero")
 SNAPSHOT_BYTES = 64 << 20        # copies of kernel arguments kept per knockout round
 SNAPSHOTS_PER_CALL = 8
 SAMPLE_ELEMENTS = 1 << 18        # a knockout output or argument is compared on this many evenly spaced elements
@@ -96,7 +99,7 @@ class KernelGate:
             return run()
         tensors = list(tensors)
         self._snapshot(tensors)
-        if self.mode == "poison":
+        if self.mode in ("poison", "zero"):
             self._poison(tensors)
         return None
 
@@ -124,12 +127,16 @@ class KernelGate:
             self._call_snapshots += 1
 
     def _poison(self, tensors: Iterable, protect: bool = True) -> None:
+        """Fill ``tensors`` (but protected ones) as the mode says: NaN (``poison``) or zeros (``zero``)."""
         from kvdata.reverify.checks import fill_poison
 
         for t in tensors:
             if t.numel() and not (protect and self._is_protected(t)):
                 with _no_grad():
-                    fill_poison(t, index_safe=True)
+                    if self.mode == "zero":
+                        t.zero_()
+                    else:
+                        fill_poison(t, index_safe=True)
 
     def _is_protected(self, t) -> bool:
         lo, hi = _span(t)
