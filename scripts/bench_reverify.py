@@ -448,7 +448,7 @@ def main() -> None:
     verifier = Verifier(config, cache_root=tmp / "cache")
 
     t0 = time.perf_counter()
-    first = verifier.verify(samples[0])                     # includes the cold start
+    first = verifier.verify(samples[0]).to_dict()           # includes the cold start
     cold_s = time.perf_counter() - t0
     worker = verifier.workers.get(backend)
     import_s = worker.import_s if worker else None
@@ -457,7 +457,7 @@ def main() -> None:
     for n_pass in range(2):                                 # pass 2: rerun, compile cache warm
         rows, t_pass = [], time.perf_counter()
         for s in samples:
-            rows.append(verifier.verify(s))
+            rows.append(verifier.verify(s).to_dict())
         passes.append((rows, time.perf_counter() - t_pass))
     verifier.close()
 

@@ -196,8 +196,8 @@ def test_a_crashing_compiler_is_status_toolchain_error_in_a_verifier_run(tmp_pat
         row = verifier.verify(sample)
     finally:
         verifier.close()
-    assert row["status"] == "toolchain_error" and not row["correct"], row
-    assert row["message"].startswith("ToolchainError: the toolchain failed (exit -11)"), row["message"]
+    assert row.status == "toolchain_error" and not row.correct, row
+    assert row.message.startswith("ToolchainError: the toolchain failed (exit -11)"), row.message
 
 
 @needs_hipcc

@@ -10,6 +10,11 @@ results), ``report`` (summary, plots, drift).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvdata.reverify.protocol import ResultRow
+
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
@@ -41,7 +46,7 @@ def reverify(samples: Sequence, out: str | Path, config=None, executor: str = "l
     from kvdata.reverify.config import ReverifyConfig
     from kvdata.reverify.executors import make_executor, select_shard
     from kvdata.reverify.runner import Verifier
-    from kvdata.reverify.store import ResultStore, result_key
+    from kvdata.reverify.store import ResultStore
 
     config = config or ReverifyConfig()
     out = Path(out)
@@ -56,9 +61,9 @@ def reverify(samples: Sequence, out: str | Path, config=None, executor: str = "l
     counts: Counter = Counter()
     bar = _progress(len(todo), progress)
 
-    def on_result(row: dict) -> None:
-        store.append(row)
-        counts[row["status"]] += 1
+    def on_result(row: "ResultRow") -> None:
+        store.append(row.to_dict())
+        counts[row.status] += 1
         if bar is not None:
             bar.update(1)
             bar.set_postfix(dict(counts), refresh=False)

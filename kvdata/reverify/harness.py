@@ -34,7 +34,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from kvdata.reverify.protocol import Job
 

@@ -273,3 +273,54 @@ _REPORT_PARSERS = {
     "torch_ops": _list, "output_aliases_input": _bool, "output_aliases_reference": _bool,
     "background_work": _bool, "state_dict_mismatch": _bool, "seal_not_sent": _bool,
 }
+
+
+# ----------------------------------------------------------------------------- runner -> store
+@dataclass
+class ResultRow:
+    """One sample's verification result: what ``runner.Verifier.verify`` returns, executors carry back
+    (across Ray's process boundary too) and the store appends. The parquet columns are
+    ``schema.RESULT_SCHEMA``; ``stage_s``, ``spare_warmup_s`` and ``judge_s`` are JSONL-only diagnostics.
+    """
+
+    id: str
+    status: str = "skipped"
+    correct: bool = False
+    flags: list = field(default_factory=list)
+    message: str = ""
+    max_abs_err: Optional[float] = None
+    ref_ms: Optional[float] = None
+    kernel_ms: Optional[float] = None
+    speedup: Optional[float] = None
+    backend: Optional[str] = None
+    portability: Optional[bool] = None
+    hardware: Optional[str] = None
+    arch: Optional[str] = None
+    torch_version: Optional[str] = None
+    triton_version: Optional[str] = None
+    rocm_version: Optional[str] = None
+    compiler: Optional[str] = None
+    isolation: Optional[str] = None
+    compile_ok: Optional[bool] = None
+    cache_hit: Optional[bool] = None
+    seeds: Optional[list] = None
+    atol: Optional[float] = None
+    rtol: Optional[float] = None
+    config_hash: Optional[str] = None
+    subset: Optional[str] = None
+    task_name: Optional[str] = None
+    language: Optional[str] = None
+    wall_s: Optional[float] = None
+    overhead_s: Optional[float] = None
+    peak_rss_mb: Optional[float] = None
+    verified_at: Optional[str] = None
+    torch_compute_ops: Optional[list] = None
+    knockout: Optional[str] = None
+    timed_outputs_checked: Optional[bool] = None
+    sanitizer: Optional[str] = None
+    stage_s: Optional[dict] = None
+    spare_warmup_s: Optional[dict] = None
+    judge_s: Optional[float] = None
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)

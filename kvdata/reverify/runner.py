@@ -22,7 +22,7 @@ from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve
 from kvdata.reverify.backends.base import ToolchainError
 from kvdata.reverify.config import ReverifyConfig
 from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT, TIMED_FILE
-from kvdata.reverify.protocol import Job, JobStatus, WorkerReport
+from kvdata.reverify.protocol import Job, JobStatus, ResultRow, WorkerReport
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
@@ -139,29 +139,29 @@ class Verifier:
             name = None
         return result_key({"id": sample.id, "backend": name, "config_hash": self.config.config_hash()})
 
-    def verify(self, sample: Sample) -> dict:
+    def verify(self, sample: Sample) -> ResultRow:
         t0 = time.monotonic()
         atol, rtol = self.config.tolerance(sample.language, sample.subset, sample.atol, sample.rtol)
-        row = {"id": sample.id, "subset": sample.subset, "task_name": sample.task_name,
-               "language": sample.language, "atol": atol, "rtol": rtol, "flags": [],
-               "config_hash": self.config.config_hash(), "correct": False}
+        row = ResultRow(id=sample.id, subset=sample.subset, task_name=sample.task_name, language=sample.language,
+                        atol=atol, rtol=rtol, config_hash=self.config.config_hash())
         try:
             name = self.backend_for(sample)
-            row["backend"] = name
+            row.backend = name
             backend = self._backend(name)
         except BackendUnavailable as e:
             return self._finish(row, "skipped", str(e), t0)
-        row.update(self.environments[name])
-        row["portability"] = bool(backend.portability)
+        for key, value in self.environments[name].items():     # hardware, arch, versions, compiler
+            setattr(row, key, value)
+        row.portability = bool(backend.portability)
         from kvdata.sandbox import isolation_level
 
-        row["isolation"] = isolation_level()
+        row.isolation = isolation_level()
         if not backend.compile_only and not (sample.pytorch_code or "").strip():
             return self._finish(row, "no_reference", "sample has no pytorch_code to compare against", t0)
 
         worker = self._worker(name)
         seeds = draw_seeds(self.config.seeds, self.config.seed)
-        row["seeds"] = seeds
+        row.seeds = seeds
         try:
             job_dir = worker.new_job_dir()
         except Exception as e:  # noqa: BLE001 - a worker that cannot start fails this sample only
@@ -182,28 +182,28 @@ class Verifier:
             self._judge(row, backend, outcome, job_dir, atol, rtol)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
-        if self.sanitize_enabled(backend) and row["status"] in ("correct", "flagged", "incorrect"):
+        if self.sanitize_enabled(backend) and row.status in ("correct", "flagged", "incorrect"):
             self._sanitize(row, sample, name, backend, seeds[0], sample_cache)
-        if row.get("cache_hit") is None and name == "triton-gpu" and row["status"] in ("correct", "incorrect", "flagged"):
-            row["cache_hit"] = _count_entries(cache) == entries_before
-        row["peak_rss_mb"] = outcome.status.peak_rss_mb
+        if row.cache_hit is None and name == "triton-gpu" and row.status in ("correct", "incorrect", "flagged"):
+            row.cache_hit = _count_entries(cache) == entries_before
+        row.peak_rss_mb = outcome.status.peak_rss_mb
         child_s = outcome.status.wall_s
-        row["overhead_s"] = None if child_s is None else max(0.0, time.monotonic() - t0 - child_s)
-        return self._finish(row, row["status"], row.get("message", ""), t0)
+        row.overhead_s = None if child_s is None else max(0.0, time.monotonic() - t0 - child_s)
+        return self._finish(row, row.status, row.message, t0)
 
     def sanitize_enabled(self, backend) -> bool:
         """``--sanitize``: on where asked, and by default for portability runs; GPU backends only."""
         wanted = self.config.sanitize if self.config.sanitize is not None else bool(backend.portability)
         return wanted and backend.device() != "cpu" and not backend.compile_only
 
-    def _sanitize(self, row: dict, sample: Sample, name: str, backend, seed: int, sample_cache: Path) -> None:
+    def _sanitize(self, row: ResultRow, sample: Sample, name: str, backend, seed: int, sample_cache: Path) -> None:
         """One seed again under compute-sanitizer memcheck, without the caching allocator (``sanitize``)."""
         from kvdata.reverify import sanitize
         from kvdata.sandbox import Sandbox, SandboxLimits
 
         tool = sanitize.find_sanitizer()
         if tool is None:
-            row["sanitizer"] = "not run: compute-sanitizer not found"
+            row.sanitizer = "not run: compute-sanitizer not found"
             return
         env = dict(backend.worker_env())
         env.update({"PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "TRITON_CACHE_DIR": str(sample_cache / "triton")})
@@ -218,36 +218,36 @@ class Verifier:
             report = sanitize.parse_report(result.returncode, result.stdout + result.stderr, result.timed_out)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        row["sanitizer"] = report.summary()
+        row.sanitizer = report.summary()
         unsafe = checks.check_memory_safe(report)
         if unsafe:
-            row["flags"] += unsafe
-            if row["status"] == "correct":
-                row["status"], row["message"] = "flagged", f"outputs match but: out_of_bounds ({report.summary()})"
+            row.flags += unsafe
+            if row.status == "correct":
+                row.status, row.message = "flagged", f"outputs match but: out_of_bounds ({report.summary()})"
 
-    def _finish(self, row: dict, status: str, message: str, t0: float) -> dict:
-        row["status"] = status
-        row["message"] = (message or "")[:4000]
-        row["correct"] = status == "correct"
-        row["wall_s"] = time.monotonic() - t0
-        row["verified_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    def _finish(self, row: ResultRow, status: str, message: str, t0: float) -> ResultRow:
+        row.status = status
+        row.message = (message or "")[:4000]
+        row.correct = status == "correct"
+        row.wall_s = time.monotonic() - t0
+        row.verified_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         return row
 
     # ---------------------------------------------------------------- the verdict
-    def _judge(self, row: dict, backend, outcome, job_dir: Path, atol: float, rtol: float) -> None:
+    def _judge(self, row: ResultRow, backend, outcome, job_dir: Path, atol: float, rtol: float) -> None:
         meta = WorkerReport.from_json(_read_json(job_dir / META_FILE))
         stage, error = meta.stage, meta.error
         log_tail = _tail(job_dir / "worker.log")
         status = outcome.status
         if meta.write_confinement == "landlock":
-            row["isolation"] = f"{row.get('isolation')}+landlock"
-        row["stage_s"] = _with_process_stages(meta, status)
-        row["spare_warmup_s"] = meta.clock.get("warmup") or None   # off the clock when ready
+            row.isolation = f"{row.isolation}+landlock"
+        row.stage_s = _with_process_stages(meta, status)
+        row.spare_warmup_s = meta.clock.get("warmup") or None   # off the clock when ready
         if meta.cache_hit is not None:
-            row["cache_hit"] = meta.cache_hit
+            row.cache_hit = meta.cache_hit
 
         def done(st: str, msg: str) -> None:
-            row["status"], row["message"] = st, msg
+            row.status, row.message = st, msg
 
         if outcome.worker_died:
             return done("crashed", f"worker died during stage {stage!r} ({status.lost}); "
@@ -255,25 +255,25 @@ class Verifier:
         if status.timed_out:
             return done("timeout", f"over {self.config.timeout_s:.0f}s during stage {stage!r}")
         if status.memory_exceeded:
-            row["flags"].append("memory_exceeded")
+            row.flags.append("memory_exceeded")
             return done("crashed", f"over {self.config.memory_mb} MB during stage {stage!r}")
         if status.returncode == SEAL_LOST_EXIT and stage == "run":
-            row["flags"].append("tampered_outputs")
+            row.flags.append("tampered_outputs")
             return done("flagged", "the pipe that seals round A's outputs was closed or replaced before the bait ran")
         err_msg = f"{error.type}: {error.message}" if error else ""
         if error and error.type == ToolchainError.__name__ and stage == "compile":
             return done("toolchain_error", err_msg)
         if backend.compile_only:
-            row["compile_ok"] = stage == "done"
+            row.compile_ok = stage == "done"
             return done("compiled" if stage == "done" else "compile_error", err_msg or log_tail)
         if stage in ("start", "reference", None) or outcome.reference is None:
             if error or stage == "reference":
                 return done("no_reference", f"reference failed: {err_msg or log_tail}")
             return done("crashed", _death(status, stage, log_tail))
         if stage == "compile":
-            row["compile_ok"] = False
+            row.compile_ok = False
             return done("compile_error" if error else "crashed", err_msg or _death(status, stage, log_tail))
-        row["compile_ok"] = True
+        row.compile_ok = True
         if error:
             return done("runtime_error", err_msg)
         a_path, b_path = job_dir / ROUND_A_FILE, job_dir / ROUND_B_FILE
@@ -293,7 +293,7 @@ class Verifier:
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         tampered = checks.check_round_sealed(status.seal, round_a)
         if tampered:
-            row["flags"] += tampered
+            row.flags += tampered
             return done("flagged", "round A's outputs are not what the worker sealed before the bait ran "
                                    "(rewritten afterwards, or the seal was withheld)")
         try:
@@ -303,19 +303,19 @@ class Verifier:
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol, knockout, timed)
-        row["judge_s"] = time.monotonic() - t_judge
+        row.judge_s = time.monotonic() - t_judge
 
     def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol,
                       knockout: Optional[dict] = None, timed: Optional[list] = None) -> None:
         n = len(ref["outputs"])
         if len(rounds_a) != n or len(rounds_b) != n:
-            row["status"], row["message"] = "incorrect", "candidate did not run every seed"
+            row.status, row.message = "incorrect", "candidate did not run every seed"
             return
         tolerances = [checks.output_tolerances(seed, atol, rtol) for seed in ref["outputs"]]
         first = _compare_rounds(rounds_a, ref["outputs"], tolerances, rtol)
         second = _compare_rounds(rounds_b, ref["outputs"], tolerances, rtol)
         verdict = checks.check_every_seed(first + second)
-        flags = row["flags"]
+        flags = row.flags
         flags += checks.check_rerun_after_reference(first, second)
         flags += checks.check_input_fingerprints(ref["inputs"], inputs_after)
         flags += checks.check_inputs_vary(ref["inputs"])
@@ -327,36 +327,36 @@ class Verifier:
             for name, count in ops.items():
                 all_ops[name] = all_ops.get(name, 0) + (count if isinstance(count, int) else 0)
         flags += checks.check_torch_compute(all_ops)
-        row["torch_compute_ops"] = checks.torch_compute_ops(all_ops)[:20] or None
+        row.torch_compute_ops = checks.torch_compute_ops(all_ops)[:20] or None
         flags += checks.check_dispatch_consistent(ops_per_call)
         if knockout is not None:
             needed, result = checks.check_kernels_needed(knockout, ref["outputs"], tolerances, rtol)
             flags += needed
-            row["knockout"] = result.summary()
+            row.knockout = result.summary()
         flags += checks.check_background_work(meta)
         flags += checks.check_outputs_not_aliased(meta)
         flags += checks.check_weights_loaded(meta)
         flags += checks.check_reference_finite([t for seed in ref["outputs"] for t in seed])
         flags += checks.check_degenerate_reference(tolerances)
-        row["ref_ms"], row["kernel_ms"] = meta.ref_ms, meta.kernel_ms
-        if row["ref_ms"] and row["kernel_ms"]:
-            row["timed_outputs_checked"] = True
+        row.ref_ms, row.kernel_ms = meta.ref_ms, meta.kernel_ms
+        if row.ref_ms and row.kernel_ms:
+            row.timed_outputs_checked = True
             flags += checks.check_timed_outputs(timed, ref.get("timed"), atol, rtol)
-        row["max_abs_err"] = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
+        row.max_abs_err = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
         failing = [f for f in flags if f in self.config.failing_flags]
         timing_failed = {"timed_outputs_mismatch", "background_work"} & set(flags)
-        if row["ref_ms"] and row["kernel_ms"] and not timing_failed:
-            row["speedup"] = row["ref_ms"] / row["kernel_ms"]
-            flags += checks.check_plausible_speedup(row["speedup"], self.config.speedup_limit)
+        if row.ref_ms and row.kernel_ms and not timing_failed:
+            row.speedup = row.ref_ms / row.kernel_ms
+            flags += checks.check_plausible_speedup(row.speedup, self.config.speedup_limit)
         if not verdict.ok:
-            row["status"], row["message"] = "incorrect", verdict.message
+            row.status, row.message = "incorrect", verdict.message
         elif failing:
-            row["status"], row["message"] = "flagged", "outputs match but: " + ", ".join(failing)
+            row.status, row.message = "flagged", "outputs match but: " + ", ".join(failing)
         elif checks.is_undecidable(tolerances):
-            row["status"], row["message"] = "inconclusive", ("every reference output is all zeros: a kernel that "
+            row.status, row.message = "inconclusive", ("every reference output is all zeros: a kernel that "
                                                              "writes nothing cannot be told from a right one")
         else:
-            row["status"], row["message"] = "correct", ""
+            row.status, row.message = "correct", ""
 
 
 def _compare_rounds(outputs: list, reference: list, tolerances: list, rtol: float) -> list:

@@ -8,7 +8,7 @@ environment it runs in. Backends are constructed in the parent (``is_available``
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Optional
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from kvdata.reverify.config import ReverifyConfig
+from kvdata.reverify.protocol import ResultRow
 from kvdata.reverify.runner import Verifier
 
 
@@ -23,7 +24,7 @@ class LocalExecutor:
         self.slots = gpus if gpus else max(1, workers)
         self.cache_root, self.scratch_root = cache_root, scratch_root
 
-    def run(self, samples: Sequence, on_result: Callable[[dict], None]) -> None:
+    def run(self, samples: Sequence, on_result: Callable[[ResultRow], None]) -> None:
         todo: "queue.Queue" = queue.Queue()
         for s in samples:
             todo.put(s)

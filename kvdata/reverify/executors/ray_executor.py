@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from kvdata.reverify.config import ReverifyConfig
+from kvdata.reverify.protocol import ResultRow
 
 
-def _verify_batch(config: ReverifyConfig, samples: list, cache_root: Optional[str]) -> list[dict]:
+def _verify_batch(config: ReverifyConfig, samples: list, cache_root: Optional[str]) -> list[ResultRow]:
     from kvdata.reverify.runner import Verifier
 
     verifier = Verifier(config, Path(cache_root) if cache_root else None)
@@ -33,7 +34,7 @@ class RayExecutor:
         self.cache_root = cache_root
         self.init_kwargs = init_kwargs or {}
 
-    def run(self, samples: Sequence, on_result: Callable[[dict], None]) -> None:
+    def run(self, samples: Sequence, on_result: Callable[[ResultRow], None]) -> None:
         import ray
 
         if not ray.is_initialized():
