@@ -77,7 +77,7 @@ def check_sample(row: dict, backend, cache_dir: Path, seeds=(0, 1, 2), rtol=1e-4
         max_err = max(max_err, (got.float() - want.float()).abs().max().item())
         ok = ok and got.shape == want.shape and torch.allclose(got, want, rtol=rtol, atol=atol)
     return {"status": "correct" if ok else "incorrect", "max_abs_err": max_err, "build_s": round(build_s, 2),
-            "cache_hit": candidate.cache_hit, "ext_calls": candidate.launch_counter()}
+            "cache_hit": candidate.cache_hit, "ext_calls": candidate.kernel_gate.count}
 
 
 def _checked(row: dict, cache_dir: Path, backend=None) -> dict:

@@ -121,8 +121,14 @@ def test_chunked_compare_agrees_with_float64_allclose(case, monkeypatch):
 
 
 def test_degenerate_and_finite_checks_on_edge_values():
-    assert checks.check_degenerate_reference([torch.tensor([1e-5, float("inf")])], 1e-3, 1e-4) == []
-    assert checks.check_degenerate_reference([torch.tensor([1e-5, float("nan")])], 1e-3, 1e-4) == []
-    assert checks.check_degenerate_reference([torch.zeros(3, dtype=torch.int32)], 1e-3, 1e-4) == ["degenerate"]
+    def degenerate(t):
+        return checks.check_degenerate_reference([checks.output_tolerances([t], 1e-3, 1e-4)])
+
+    assert degenerate(torch.tensor([1e-5, float("inf")])) == []          # inf and NaN: never judged as tiny
+    assert degenerate(torch.tensor([1e-5, float("nan")])) == []
+    assert degenerate(torch.tensor([1e-5, 2e-5])) == ["degenerate"]
+    assert degenerate(torch.tensor([0, 3], dtype=torch.int32)) == []      # integers are compared exactly
+    assert degenerate(torch.zeros(3, dtype=torch.int32)) == ["degenerate"]  # all zero: nothing to tell apart
+    assert degenerate(torch.zeros(3, dtype=torch.bool)) == ["degenerate"]
     assert checks.check_reference_finite([torch.tensor([1.0, float("nan")])]) == ["reference_nonfinite"]
     assert checks.check_reference_finite([torch.randn(5)]) == []

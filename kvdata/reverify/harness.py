@@ -9,15 +9,20 @@
    closed and the reference module, its outputs and the allocator's cache are dropped
    *before any candidate code is imported*: the candidate never holds the trusted answer.
 2. **compile** — ``backend.build`` turns ``kernel_code`` into a ``Candidate``.
-3. **run** — round A: every seed (allocator poisoned before each call), outputs and
-   post-call inputs written to ``cand_a.blob`` as each call returns, then **sealed**: its
+3. **run** — round A: every seed (allocator poisoned before each call, aten ops recorded),
+   outputs and post-call inputs written to ``cand_a.blob`` as each call returns; then the
+   knockout rounds (``knockout.py``: every seed again with the kernels skipped, poisoned or
+   zeroed, each mode after a decoy call) into the same blob, which is then **sealed**: its
    size and sha256 leave through ``seal_fd``, a pipe to the zygote closed before anything
    below runs. Then the reference again, in-process, as **bait**, on a fresh input set
    (its own seeds: fresh weights and inputs no compared round uses; its outputs kept alive,
-   its module dropped). Round B: every seed again, to ``cand_b.blob``. Launches per call,
-   aliasing and errors go to ``meta.json``.
-4. **time** (GPU only) — warm-up, L2 flush, CUDA/HIP events, median of repeats, for the
-   reference and the candidate.
+   its module dropped). Round B: every seed again, to ``cand_b.blob``, watching for work left
+   running after each call. Launches per call, aliasing and errors go to ``meta.json``
+   (``protocol.WorkerReport``).
+4. **time** (GPU only) — warm-up, then per timed call fresh inputs (``timing_inputs``), an L2
+   flush, whole-device synchronisation around device events; median of repeats, for the
+   reference (in stage 1, its last outputs sent with the reference) and the candidate (its
+   last outputs to ``cand_t.blob``, judged by the parent).
 
 This process decides nothing: the parent compares, flags and assigns the status from
 the serialized tensors alone, never from this process's exit code or stdout.
@@ -442,8 +447,8 @@ def _call_candidate(candidate, model, inputs: list, device: str, watch_backgroun
 
     import torch
 
-    count = candidate.launch_counter
-    before = count() if count else None
+    gate = candidate.kernel_gate
+    before = gate.count if gate else None
     threads = set(threading.enumerate()) if watch_background else set()
     with torch.no_grad():
         out = flatten_outputs(model(*inputs))
@@ -454,7 +459,7 @@ def _call_candidate(candidate, model, inputs: list, device: str, watch_backgroun
     synchronize(device)
     if watch_background and early is not None:
         background |= any(not torch.equal(e, t.detach().cpu()) for e, t in zip(early, out) if e.dtype == t.dtype)
-    after = count() if count else None
+    after = gate.count if gate else None
     launches = None if before is None or after is None else after - before
     return _Call(out, launches, background)
 

@@ -19,14 +19,13 @@ class Candidate:
 
     ``make_module(init_inputs)`` builds the candidate model with the reference's
     constructor arguments; the harness then loads ``Model``'s state_dict into it.
-    ``launch_counter()`` returns how many GPU/Triton kernels the candidate has launched
-    so far (None when the backend cannot tell); the harness uses it to catch
-    candidates that launch nothing.
+    ``kernel_gate`` (a ``knockout.KernelGate``) is what the candidate's launches pass
+    through: its ``count`` catches candidates that launch nothing, and the knockout
+    rounds disable the launches through it. None when the backend has none (compile-only).
     """
 
     make_module: Optional[Callable[[tuple], Any]] = None
-    launch_counter: Optional[Callable[[], Optional[int]]] = None
-    kernel_gate: Optional[Any] = None     # knockout.KernelGate its launches pass through (None: no knockout)
+    kernel_gate: Optional[Any] = None
     compile_log: str = ""
     artifact: Optional[str] = None        # path of the compiled artifact, if any
     cache_hit: Optional[bool] = None      # compiled artifact came from the content-hash cache

@@ -304,7 +304,7 @@ class HipCompileBackend(Backend):
         log = "\n\n".join([summary, f"[host] {host.log}", *(f"[{r.arch}] {r.log}" for r in results)])
         if not all(r.compile_ok for r in results):
             raise HipCompileError(log, results)
-        return HipCompileCandidate(make_module=None, launch_counter=None, compile_log=log,
+        return HipCompileCandidate(make_module=None, compile_log=log,
                                    artifact=results[0].artifact if results else None,
                                    cache_hit=host.cache_hit and all(r.cache_hit for r in results),
                                    arch_results=[r.to_dict() for r in results])

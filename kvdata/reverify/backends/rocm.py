@@ -160,7 +160,7 @@ def extension_candidate(sample: dict, module: types.ModuleType, entry: CacheEntr
     gate = KernelGate(modes=("poison", "zero"))     # its kernels launch from C++: poisoned, never skipped
     make_module = make_module_factory(sample["pytorch_functional_code"], GatedExtensionCall(module.forward, gate))
     log = (log_prefix + "\n" if log_prefix else "") + entry.meta.get("log", "")
-    return Candidate(make_module=make_module, launch_counter=gate, kernel_gate=gate, compile_log=log.strip(),
+    return Candidate(make_module=make_module, kernel_gate=gate, compile_log=log.strip(),
                      artifact=str(entry.file(entry.meta["so"])), cache_hit=hit)
 
 

@@ -125,7 +125,7 @@ class TritonGpuBackend(Backend):
     def build(self, sample: dict, workdir: Path, cache_dir: Path) -> Candidate:
         gate = _GATE.install()
         cls = load_model_new(sample, workdir)
-        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=gate, kernel_gate=gate)
+        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), kernel_gate=gate)
 
 
 class TritonInterpreterBackend(Backend):
@@ -158,4 +158,4 @@ class TritonInterpreterBackend(Backend):
             raise BackendUnavailable("TRITON_INTERPRET=1 was not set before triton was imported")
         gate = _GATE.install()
         cls = load_model_new(sample, workdir)
-        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), launch_counter=gate, kernel_gate=gate)
+        return Candidate(make_module=lambda init_inputs: cls(*init_inputs), kernel_gate=gate)
