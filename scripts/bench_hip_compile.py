@@ -33,22 +33,26 @@ REPO = Path(__file__).resolve().parents[1]
 OLD_REV = "e6a769d"       # the hipcc path, before issue 9
 
 
-def module_from_git(rev: str, path: str, name: str, replace: tuple[str, str] = ("", "")) -> types.ModuleType:
-    """Import ``path`` as committed at ``rev`` under the module name ``name`` (``replace``: one text edit first)."""
+def module_from_git(rev: str, path: str, name: str, replace: tuple = ()) -> types.ModuleType:
+    """Import ``path`` as committed at ``rev`` under the module name ``name`` (``replace``: (old, new) text edits first)."""
     text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=REPO, check=True, capture_output=True,
                           text=True).stdout
+    for before, after in replace:
+        text = text.replace(before, after)
     module = types.ModuleType(name)
     module.__file__ = f"{rev}:{path}"
     sys.modules[name] = module
-    exec(compile(text.replace(*replace) if replace[0] else text, module.__file__, "exec"), module.__dict__)
+    exec(compile(text, module.__file__, "exec"), module.__dict__)
     return module
 
 
 def old_backend_class(rev: str) -> type:
-    """HipCompileBackend as committed at ``rev``, importing that commit's toolchain module."""
+    """HipCompileBackend as committed at ``rev``, importing that commit's toolchain and backend-base modules."""
     module_from_git(rev, "kvdata/reverify/toolchain.py", "kvdata_old_toolchain")
+    module_from_git(rev, "kvdata/reverify/backends/base.py", "kvdata_old_backend_base")
     old = module_from_git(rev, "kvdata/reverify/backends/hip_compile.py", "kvdata_old_hip_compile",
-                          ("from kvdata.reverify.toolchain import", "from kvdata_old_toolchain import"))
+                          (("from kvdata.reverify.toolchain import", "from kvdata_old_toolchain import"),
+                           ("from kvdata.reverify.backends.base import", "from kvdata_old_backend_base import")))
     return old.HipCompileBackend
 
 

@@ -50,10 +50,10 @@ def sample_elements(t):
 
 
 class KernelGate:
-    """Counts kernel launches; during a knockout round (``arm``) disables them instead.
+    """Counts kernel launches (``count``); during a knockout round (``arm``) disables them instead.
 
-    ``modes``: the knockout modes this backend's gate can apply (a HIP extension cannot
-    skip the kernels inside its C++ function, so it only poisons).
+    ``modes``: the knockout modes this backend's gate can apply (a HIP extension's kernels
+    run inside its C++ function and cannot be skipped: its results are poisoned or zeroed).
     """
 
     def __init__(self, modes: Sequence[str] = KNOCKOUT_MODES):
@@ -65,10 +65,6 @@ class KernelGate:
         self._numels: frozenset = frozenset()
         self._bytes = 0
         self._call_snapshots = 0
-
-    def __call__(self) -> int:
-        """Launches so far (the launch-counter protocol the harness reads around each call)."""
-        return self.count
 
     # ------------------------------------------------------------------ harness side
     def arm(self, mode: str, protected: Iterable, output_numels: Iterable[int]) -> None:
