@@ -552,7 +552,7 @@ def check_timed_outputs(timed: Optional[Sequence], reference_timed: Optional[Seq
                         rtol: float) -> list[str]:
     """Catches speed bought with caching inside the timing loop: ``timed_outputs_mismatch`` (failing).
 
-    Every timed call gets inputs no earlier call saw (``harness.timing_inputs``); the outputs of
+    Every timed call gets inputs no earlier call saw (``timing.timing_inputs``); the outputs of
     the last timed calls are compared with the reference's on the same inputs, each output on
     its own tolerance (``output_tolerances``). A candidate that memoises by shape, pointer or
     call count answers them with a stale result; one that left the last calls without outputs

@@ -56,7 +56,8 @@ def rehearse(device: str, poison_mb: int = 64, flush_mb: int = 256) -> None:
     """Run the harness's steps once on the built-in model: reference case, fingerprints, the
     device-to-host copies of the blob writer, poisoning, event timing, one Triton launch."""
     from kvdata.reverify import checks, tensor_blob
-    from kvdata.reverify.harness import build_reference_case, time_gpu
+    from kvdata.reverify.harness import build_reference_case
+    from kvdata.reverify.timing import time_gpu
 
     case = build_reference_case(_rehearsal_module(), 0, device)
     tensor_blob.dump({"outputs": [case["outputs"]], "inputs": [tensor_blob.fingerprint(case["inputs"])]},
