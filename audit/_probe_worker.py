@@ -21,7 +21,6 @@ import importlib.util
 import json
 import math
 import os
-import signal
 import sys
 import time
 import traceback
@@ -75,15 +74,6 @@ class ProbeAnswer:
             raise ValueError("equivalent answers have score 1 and no reason")
         return cls(index, key, None if score is None else float(score), d["equivalent"], d["reason"],
                    d["detail"][:MAX_DETAIL_CHARS])
-
-
-class PairTimeout(BaseException):
-    """Raised by the alarm; a BaseException so ``except Exception`` in probed code does not swallow it."""
-
-
-def _on_alarm(signum, frame):
-    signal.setitimer(signal.ITIMER_REAL, 1.0)     # keep firing if the code swallows it anyway
-    raise PairTimeout()
 
 
 def _load(name: str, filename: str):
@@ -234,40 +224,35 @@ class Prober:
 
 def main(argv: list[str]) -> int:
     inputs_path, pair_timeout = argv[1], float(argv[2])
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    loop = _load("kv_worker_loop", "_worker_loop.py")
+    proto = loop.protocol_channel()
     import logging
 
     import torch
     torch.set_num_threads(1)
     logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)   # fake-run misses are expected
     prober = Prober()
-    signal.signal(signal.SIGALRM, _on_alarm)
-    with open(inputs_path, encoding="utf-8") as f:
-        items = [json.loads(line) for line in f if line.strip()]
-    for i, item in enumerate(items):
-        try:
-            signal.setitimer(signal.ITIMER_REAL, pair_timeout)
-            score, equivalent, reason, detail = prober.probe_pair(item["bench"], item["train"], i, pair_timeout)
-        except PairTimeout:
-            score, equivalent, reason, detail = None, False, "timeout", f"over {pair_timeout:g} s"
-        except MemoryError:
-            score, equivalent, reason, detail = None, False, "memory", "MemoryError"
-        except BaseException as err:  # noqa: BLE001 - SystemExit from probed code is this pair's failure too
-            tb = "".join(traceback.format_exception_only(type(err), err)).strip()
-            score, equivalent, reason, detail = None, False, "probe_error", tb[-MAX_DETAIL_CHARS:]
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def line(i: int, item: dict, score, equivalent, reason: str, detail) -> str:
         if score is not None and (math.isnan(score) or not 0.0 <= score <= 1.0):
             score = None
         if reason and reason != "memory" and any(s in str(detail) for s in OUT_OF_MEMORY):
             reason = "memory"
-        answer = ProbeAnswer(i, item["key"], score, bool(equivalent) and score == 1.0, reason or "",
-                             str(detail)[:MAX_DETAIL_CHARS])
-        proto.write(answer.to_line() + "\n")
-        proto.flush()
-    return 0
+        return ProbeAnswer(i, item["key"], score, bool(equivalent) and score == 1.0, reason or "",
+                           str(detail)[:MAX_DETAIL_CHARS]).to_line()
+
+    def answer(i: int, item: dict) -> str:
+        return line(i, item, *prober.probe_pair(item["bench"], item["train"], i, pair_timeout))
+
+    def failed(i: int, item: dict, err: BaseException) -> str:
+        if isinstance(err, loop.ItemTimeout):
+            return line(i, item, None, False, "timeout", f"over {pair_timeout:g} s")
+        if isinstance(err, MemoryError):
+            return line(i, item, None, False, "memory", "MemoryError")
+        tb = "".join(traceback.format_exception_only(type(err), err)).strip()   # SystemExit too: this pair's failure
+        return line(i, item, None, False, "probe_error", tb[-MAX_DETAIL_CHARS:])
+
+    return loop.serve(inputs_path, pair_timeout, proto, answer, failed)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import importlib.util
 import inspect
 import json
 import os
-import signal
 import sys
 import traceback
 
@@ -39,19 +38,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAILURE_ORDER = ("too_large", "forward_failed", "init_failed", "inputs_failed", "no_inputs")
 
 
-class ItemTimeout(BaseException):
-    """Raised by the alarm; a BaseException so ``except Exception`` in traced code does not swallow it."""
-
-
 class TraceFailure(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(message)
         self.code = code
-
-
-def _on_alarm(signum, frame):
-    signal.setitimer(signal.ITIMER_REAL, 1.0)   # keep firing if the code swallows it anyway
-    raise ItemTimeout()
 
 
 def _load(name: str, path: str):
@@ -60,6 +50,10 @@ def _load(name: str, path: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+_loop = _load("kv_worker_loop", os.path.join(os.path.dirname(HERE), "_worker_loop.py"))
+ItemTimeout = _loop.ItemTimeout
 
 
 def _const(value, depth: int = 0):
@@ -347,35 +341,29 @@ def _warm_up(table) -> None:
 
 def main(argv: list[str]) -> int:
     inputs_path, item_timeout = argv[1], float(argv[2])
-    # The protocol channel is a private copy of stdout; fd 1 now points at stderr for whatever the code prints.
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    proto = _loop.protocol_channel()
     import torch
     torch.set_num_threads(1)
     discover = _load("kv_discover", os.path.join(os.path.dirname(HERE), "discover.py"))
     table = _load("kv_decompositions", os.path.join(HERE, "_decompositions.py")).decomposition_table()
     _warm_up(table)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    with open(inputs_path, encoding="utf-8") as f:
-        items = [json.loads(line) for line in f if line.strip()]
-    for i, item in enumerate(items):
-        out = {"i": i, "key": item["key"]}
-        try:
-            signal.setitimer(signal.ITIMER_REAL, item_timeout)
-            out.update(ok=True, graphs=trace_code(item["code"], f"kv_traced_{i}", discover, table))
-        except ItemTimeout:
-            out.update(ok=False, code="timeout", error=f"timed out after {item_timeout:g} s")
-        except TraceFailure as err:
-            out.update(ok=False, code=err.code, error=str(err)[-MAX_ERROR_CHARS:])
-        except BaseException as err:  # noqa: BLE001 - SystemExit from the code is a failure of the item too
+
+    def answer(i: int, item: dict) -> str:
+        graphs = trace_code(item["code"], f"kv_traced_{i}", discover, table)
+        return json.dumps({"i": i, "key": item["key"], "ok": True, "graphs": graphs}, allow_nan=False)
+
+    def failed(i: int, item: dict, err: BaseException) -> str:
+        out = {"i": i, "key": item["key"], "ok": False}
+        if isinstance(err, ItemTimeout):
+            out.update(code="timeout", error=f"timed out after {item_timeout:g} s")
+        elif isinstance(err, TraceFailure):
+            out.update(code=err.code, error=str(err)[-MAX_ERROR_CHARS:])
+        else:                          # SystemExit from the code is a failure of the item too
             tb = traceback.format_exception_only(type(err), err)
-            out.update(ok=False, code="forward_failed", error="".join(tb).strip()[-MAX_ERROR_CHARS:])
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        proto.write(json.dumps(out, allow_nan=False) + "\n")
-        proto.flush()
-    return 0
+            out.update(code="forward_failed", error="".join(tb).strip()[-MAX_ERROR_CHARS:])
+        return json.dumps(out, allow_nan=False)
+
+    return _loop.serve(inputs_path, item_timeout, proto, answer, failed)
 
 
 if __name__ == "__main__":

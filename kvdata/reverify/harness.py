@@ -41,7 +41,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
-from kvdata.reverify.protocol import Job
+from kvdata.reverify.protocol import Job, WorkerError, WorkerReport
 from kvdata.reverify.timing import time_gpu
 
 JOB_FILE = "job.json"
@@ -137,8 +137,6 @@ class Meta:
     so that a kill mid-stage still tells the parent where it died."""
 
     def __init__(self, job_dir: Path, received_at: Optional[float] = None, warmup: Optional[dict] = None):
-        from kvdata.reverify.protocol import WorkerReport
-
         self.path = job_dir / META_FILE
         self._t = time.monotonic()
         # CLOCK_MONOTONIC is system-wide: the parent sets these against the zygote's own
@@ -155,8 +153,6 @@ class Meta:
         self.write()
 
     def fail(self, exc: BaseException) -> None:
-        from kvdata.reverify.protocol import WorkerError
-
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
         self.report.error = WorkerError(type(exc).__name__, str(exc)[:2000], "".join(tb)[-4000:])
         self.write()
