@@ -414,7 +414,7 @@ def main() -> None:
                          "children of a parent that did or did not enter the recorder once")
     ap.add_argument("--spares-ahead", type=int, help="processes forked ahead per worker (default: the verifier's)")
     ap.add_argument("--no-rehearsal", action="store_true", help="spares create their GPU context only")
-    ap.add_argument("--json", default="bench_reverify.json")
+    ap.add_argument("--json", default="out/bench_reverify.json")
     args = ap.parse_args()
     if args.recorder:
         rows_n, cols_n = DEFAULT_SHAPES[args.device]

@@ -7,6 +7,7 @@ kernel reports a speedup below 1.
 
     python scripts/reverify_hostile_gpu.py --out out/hostile_gpu.json
     python scripts/reverify_hostile_gpu.py --only launch_hook gpu_ --out out/some.json   # a few cases
+    python scripts/reverify_hostile_gpu.py --only oob --sanitize --out out/oob.json      # memory-safety cases
 """
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "out" / "hostile_gpu.json")
     ap.add_argument("--backend", default="triton-gpu")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--sanitize", action="store_true",
+                    help="also run one seed of each case under compute-sanitizer (out-of-bounds cases)")
     ap.add_argument("--only", nargs="*", help="case ids (or substrings of them) to run; default: every case")
     args = ap.parse_args(argv)
 
@@ -82,7 +85,8 @@ def main(argv=None) -> int:
     results = args.out.with_suffix(".jsonl")
     results.unlink(missing_ok=True)
     t0 = time.monotonic()
-    reverify(samples, results, ReverifyConfig(backend=args.backend, seeds=args.seeds, timeout_s=300), gpus=1,
+    reverify(samples, results, ReverifyConfig(backend=args.backend, seeds=args.seeds, timeout_s=300,
+                                                sanitize=args.sanitize or None), gpus=1,
              cache_root=args.out.parent / "hostile_cache", progress=False)
     rows = {r["id"]: r for r in read_results(results)}
     table, failures = [], []

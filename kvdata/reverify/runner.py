@@ -7,6 +7,7 @@ the worker's exit code and output are only used to say *how* a sample failed.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -179,7 +180,8 @@ class Verifier:
         (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()))
         outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
         try:
-            self._judge(row, backend, outcome, job_dir, atol, rtol)
+            with _one_torch_thread():
+                self._judge(row, backend, outcome, job_dir, atol, rtol)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
         if self.sanitize_enabled(backend) and row.status in ("correct", "flagged", "incorrect"):
@@ -357,6 +359,27 @@ class Verifier:
                                                              "writes nothing cannot be told from a right one")
         else:
             row.status, row.message = "correct", ""
+
+
+@contextlib.contextmanager
+def _one_torch_thread():
+    """torch's host ops on one thread while the parent judges, restored afterwards.
+
+    The comparisons are small element-wise ops. On a many-core host torch's intra-op pool
+    wakes a thread per core for each one while the warm workers hold those cores, and the
+    judging stage becomes the slowest part of a sample (``scripts/bench_reverify.py --device cuda``
+    shows it as ``parent_judge``).
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    if before > 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before > 1:
+            torch.set_num_threads(before)
 
 
 def _compare_rounds(outputs: list, reference: list, tolerances: list, rtol: float) -> list:

@@ -16,6 +16,7 @@ hold (a ``torch.dtype`` argument, say) are stored as ``{"__repr__": repr(x)}``.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import math
@@ -37,7 +38,9 @@ class BlobError(ValueError):
     """A blob that is not what the worker should have written (truncated, forged, inconsistent)."""
 
 
+@functools.lru_cache(maxsize=1)
 def _dtypes() -> dict:
+    """torch's dtypes by name, built once: scanning ``vars(torch)`` per tensor entry dominated reading a blob."""
     import torch
 
     return {str(v).removeprefix("torch."): v for v in vars(torch).values() if isinstance(v, torch.dtype)}
