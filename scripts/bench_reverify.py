@@ -391,6 +391,11 @@ def stage_medians(rows: list[dict]) -> dict:
     return out
 
 
+def _write_json(path: str, payload: dict) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(payload, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -420,13 +425,13 @@ def main() -> None:
         rows_n, cols_n = DEFAULT_SHAPES[args.device]
         r = recorder_bench(args.device, args.rows or rows_n, args.cols or cols_n)
         print_recorder(r)
-        Path(args.json).write_text(json.dumps(r, indent=1))
+        _write_json(args.json, r)
         print(f"wrote {args.json}")
         return
     if args.transport:
         t = transport_bench(args.rows or 4096, args.cols or 4096, args.seeds)
         print_transport(t)
-        Path(args.json).write_text(json.dumps(t, indent=1))
+        _write_json(args.json, t)
         print(f"wrote {args.json}")
         return
 
@@ -514,7 +519,7 @@ def main() -> None:
     print("rerun stages (median s): " + ", ".join(f"{k} {v:.3f}" for k, v in result["median_stage_s_rerun"].items()))
     print(f"samples/minute warm: {result['samples_per_minute_warm']:.1f} | rerun: {result['samples_per_minute_rerun']:.1f}"
           f" | rerun compile-cache hits: {rerun_hits}")
-    Path(args.json).write_text(json.dumps(result, indent=1))
+    _write_json(args.json, result)
     print(f"wrote {args.json}")
 
 
