@@ -12,7 +12,7 @@ YAML form::
       - {kind: triton_table, path: data/kernels.jsonl, options: {license: MIT}}
       - {kind: hip2hip, path: /data/hip2hip}
     allow_license: [MIT, Apache-2.0]      # default: kvdata.licenses.DEFAULT_ALLOW
-    near_dup_threshold: 0.85
+    near_dup_threshold: 0.9               # default: kvdata.dedup.DEFAULT_NEAR_DUP_THRESHOLD
     dedup: true
     rows_per_shard: 50000
 
@@ -28,8 +28,7 @@ from typing import Any, Iterable, Optional
 import yaml
 
 from kvdata.builders.base import SourceSpec
-from kvdata.dedup import DEFAULT_NEAR_DUP_THRESHOLD
-from kvdata.minhash import DEFAULT_NUM_PERM, DEFAULT_SHINGLE
+from kvdata.dedup import DEFAULT_NEAR_DUP_THRESHOLD, DEFAULT_NUM_PERM, DEFAULT_SHINGLE
 
 DEFAULT_ROWS_PER_SHARD = 50_000
 DEFAULT_BATCH_SIZE = 4_000
@@ -221,15 +220,17 @@ def load_config_file(path: str | Path) -> BuildConfig:
 
 
 def _allow_set(items: Iterable[str]) -> frozenset[str]:
-    from kvdata.licenses import normalize_spdx
+    """The allow-list as canonical SPDX ids (or ``A WITH E``); a common name ("Apache License 2.0")
+    is accepted for an id, an entry that names no license is a BuildConfigError."""
+    from kvdata.licenses import declared_expression
 
     if isinstance(items, str):
         items = [items]
     out = set()
     for item in items:
-        spdx = normalize_spdx(item)
-        if spdx is None:
-            raise BuildConfigError(f"allow-list entry {item!r} is not a known SPDX license")
+        spdx = declared_expression(item) if isinstance(item, str) else None
+        if spdx is None or " AND " in spdx or " OR " in spdx:
+            raise BuildConfigError(f"allow-list entry {item!r} is not a known SPDX license id")
         out.add(spdx)
     return frozenset(out)
 

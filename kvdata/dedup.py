@@ -55,6 +55,11 @@ _WS = re.compile(r"\s+")
 _U64 = np.uint64
 _SALT = 0x9E3779B97F4A7C15               # odd multiplier spreading a reference key over a band value's bits
 
+# ----------------------------------------------------------------- the build's dedup defaults, in one place
+# BuildConfig, DedupSettings and FingerprintSettings all take their defaults from DEFAULT_NEAR_DUP_THRESHOLD,
+# DEFAULT_NUM_PERM and DEFAULT_SHINGLE as this module exports them, so a build from the CLI, from YAML and one
+# made in code agree. The MinHash shape (signature bins, tokens per shingle) is defined by kvdata.minhash, the one
+# MinHash core, because the overlap audit's signatures must be comparable with the build's; it is imported above.
 #: Jaccard similarity (estimated by MinHash over shingles of normalised kernel code) at and above which a row is
 #: a near duplicate of a kept row *for the same normalised reference* (different references are different tasks
 #: however alike the kernels). See docs/notes/build-pipeline.md.

@@ -1,27 +1,36 @@
-"""The build: Sources -> ledger -> row checks -> licenses -> spill + fingerprints -> dedup -> parquet -> card.
+"""The build: Sources -> ledger -> steps (records, row checks, licenses, Arrow, fingerprints) -> dedup -> parquet -> card.
 
 Two passes, because which row of a duplicate cluster survives is decided by priority
 (correct > unknown > incorrect, then speedup, then id; see :mod:`kvdata.dedup`), which
 needs every candidate of a config first:
 
 1. **Stream.** Each Source is read in chunks of ``BuildConfig.batch_size`` items. A chunk
-   goes through :func:`process_chunk`: builder items -> rejects routed / ``CheckRows`` /
-   ``FilterLicenses`` -> Arrow table of the surviving rows -> digests, MinHash signatures
-   and priorities (a :class:`~kvdata.dedup.CandidateBlock`). The main process appends the
-   table to its config's spill file (Arrow IPC, on disk in ``DIR/.build-spill/``) and the
-   block to the config's :class:`~kvdata.dedup.Candidates`; memory holds ~1.1 kB per kernel
-   row, not the code.
+   goes through :func:`process_chunk`, which runs the build's list of steps (:class:`Step`) in
+   order (:func:`default_steps`)::
+
+       ToRecords -> CheckRows -> FilterLicenses -> ToArrow -> Fingerprint
+
+   Each step has a ``name`` (its key in the step timings) and returns one *decision* per
+   record still in the batch (or None, keeping them all): None keeps the record,
+   ``(reason, message)`` drops it, and a dropped record becomes exactly one Reject with that
+   reason; :func:`process_chunk` checks that every item is one row or one reject. What is left is an Arrow table
+   of the surviving rows and their digests, MinHash signatures and priorities (a
+   :class:`~kvdata.dedup.CandidateBlock`). The main process appends the table to its
+   config's spill file (Arrow IPC, on disk in ``DIR/.build-spill/``) and the block to the
+   config's :class:`~kvdata.dedup.Candidates`; memory holds ~1.1 kB per kernel row, not the code.
 2. **Decide and write.** Per config, :func:`kvdata.dedup.decide` walks the candidates in
    priority order; the spill is then streamed through the keep mask into zstd shards
    (``kvdata.hub.ConfigWriter``) in arrival order, and the ledger gets the duplicates.
 
-Parallelism (``BuildConfig.workers`` = N > 0): chunks are processed by N forked worker
-processes while the main process reads ahead, and results are absorbed strictly in
-order, so the output does not depend on N. A Source that offers ``read_units()`` /
-``unit_to_item(unit)`` (with ``read() == map(unit_to_item, read_units())``: the
-table-like builders do) has its builder work - parsing and checking code, the costliest
-step - done in the workers too; for any other Source the main process runs ``read()`` and
-the workers do the rest. Shards of different configs are written in parallel as well.
+Where the chunks are processed is the executor's business (:mod:`kvdata.build_executor`):
+in-process for ``BuildConfig.workers`` = 0, else N forked workers while the main process
+reads ahead. Results are absorbed strictly in order, so the output does not depend on N.
+When the executor ships tasks to other processes and a Source offers ``read_units()`` /
+``unit_to_item(unit)`` (with ``read() == map(unit_to_item, read_units())``: the table-like
+builders do), chunks carry units and the builder work - parsing and checking code, the
+costliest step - is done by :class:`ToRecords` in the workers too; for any other Source the
+main process runs ``read()`` and the workers do the rest. Shards of different configs are
+written in parallel as well.
 
 A Source is trusted to yield a record or a Reject per input record, but not trusted not to
 crash: an exception inside ``read()`` (or ``unit_to_item``) becomes a Reject (reason
@@ -31,16 +40,19 @@ do not fit the config's schema are rejects too, never a crash of the build.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import shutil
 import time
 import traceback
-from collections import defaultdict, deque
+import uuid
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
+from kvdata.build_executor import Executor, make_executor
 from kvdata.buildconfig import BuildConfig
 from kvdata.dedup import (CandidateBlock, Candidates, Decision, DedupSettings, FingerprintSettings, decide,
                           dedup_texts, fingerprint, priority_of)
@@ -51,7 +63,6 @@ from kvdata.schema import (ALL_CONFIGS, KERNEL_CONFIGS, LANGUAGES, QA_CONFIG, Pr
 log = logging.getLogger(__name__)
 
 SPILL_DIR = ".build-spill"
-PARALLEL_CHUNK = 1_000      # items per chunk sent to a worker
 
 
 # ----------------------------------------------------------------- timing
@@ -61,6 +72,15 @@ class StepTimes:
     their workers' seconds (CPU-like time, may exceed the wall time)."""
 
     seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    @contextlib.contextmanager
+    def timed(self, step: str) -> Iterator[None]:
+        """Add the wall time of the ``with`` block to ``step`` (also when the block raises)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[step] += time.perf_counter() - t0
 
     def add(self, step: str, dt: float) -> None:
         self.seconds[step] += dt
@@ -73,6 +93,7 @@ class StepTimes:
         return {k: round(v, 4) for k, v in self.seconds.items()}
 
 
+# ----------------------------------------------------------------- rejects
 def record_ref(record: Any, source: str, ordinal: Optional[int] = None) -> str:
     """A locator for a row dropped after reading: ``<source>#<n>`` (the n-th item the Source
     yielded, 1-based, which for one JSONL file is its line) and its upstream path when known."""
@@ -106,13 +127,172 @@ def as_reject(item: Any, name: str, config: str, ordinal: int) -> Reject:
                   message=f"builder yielded a {type(item).__name__}, expected {record_class(config).__name__}")
 
 
-# ----------------------------------------------------------------- per-row steps
+# ----------------------------------------------------------------- a chunk and its batch
+@dataclass
+class Chunk:
+    """Consecutive items of one Source (or the units they are made from), with their position."""
+
+    source_no: int                  # position of the Source in the build
+    name: str
+    config: str
+    first_ordinal: int              # 1-based ordinal of the first item in its Source
+    items: list[Any]                # items, or units when ``source`` is set
+    source: Any = None              # the Source whose ``unit_to_item`` makes the items
+    crash: Optional[Reject] = None  # the Source raised while this chunk was read (after ``items``)
+    build_id: Optional[str] = None  # the build it belongs to: a worker keeps one copy of ``source`` per build
+
+
+@dataclass
+class Batch:
+    """A chunk on its way through the steps: the records still in, and what the steps made of them.
+
+    ``records`` and ``ordinals`` (each record's 1-based position in its Source) stay aligned;
+    :meth:`drop` is the only way records leave, and each one that leaves becomes a Reject.
+    """
+
+    chunk: Chunk
+    records: list[Any] = field(default_factory=list)
+    ordinals: list[int] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    n_items: int = 0                            # items the chunk stands for (set by ToRecords), a crash not included
+    crash: Optional[Reject] = None              # the Source's crash, filed after every other reject of the chunk
+    table: Any = None                           # pyarrow.Table of the records (set by ToArrow)
+    block: Optional[CandidateBlock] = None      # their fingerprints and priorities (set by Fingerprint)
+
+    def __post_init__(self) -> None:
+        self.n_items = len(self.chunk.items)
+        self.crash = self.chunk.crash
+
+    @property
+    def config(self) -> str:
+        return self.chunk.config
+
+    def drop(self, decisions: list[Decision], step: str) -> None:
+        """Keep the records whose decision is None; every other one becomes a Reject with the
+        decision's (reason, message)."""
+        if len(decisions) != len(self.records):     # a zip would silently lose records: never let it
+            raise ValueError(f"step {step} gave {len(decisions)} decisions for {len(self.records)} records")
+        if all(d is None for d in decisions):
+            return
+        chunk = self.chunk
+        kept, kept_ordinals = [], []
+        for record, ordinal, decision in zip(self.records, self.ordinals, decisions):
+            if decision is None:
+                kept.append(record)
+                kept_ordinals.append(ordinal)
+            else:
+                reason, message = decision
+                self.rejects.append(Reject(source=chunk.name, ref=record_ref(record, chunk.name, ordinal),
+                                           reason=reason, message=message, config=chunk.config,
+                                           id=getattr(record, "id", None)))
+        self.records, self.ordinals = kept, kept_ordinals
+
+
+@dataclass
+class ChunkResult:
+    n_items: int                    # items this chunk accounts for (its input), a crash included
+    rejects: list[Reject]
+    block: Optional[CandidateBlock]
+    table: Any                      # pyarrow.Table of the candidate rows (aligned with ``block``)
+    crashed: bool = False
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------- the steps
+class Step:
+    """One stage of :func:`process_chunk`.
+
+    ``apply(batch)`` does the stage's work and returns one :data:`~kvdata.dedup.Decision` per
+    record of ``batch.records`` (None keeps it, ``(reason, message)`` drops it), or None when
+    it drops nothing. A step may also set what it makes on the batch (``ToArrow`` the table,
+    ``Fingerprint`` the block). ``name`` is the step's key in the build's step timings.
+
+    Steps are sent to the workers with every chunk, so they must pickle; a step may keep a
+    cache, which then lives for the chunk in a worker and for the build in-process.
+    """
+
+    name = "step"
+
+    def apply(self, batch: Batch) -> Optional[list[Decision]]:
+        raise NotImplementedError
+
+
+class RecordFilter(Step):
+    """A step that only judges records: ``decide(config, records) -> list[Decision]``, one per record."""
+
+    def decide(self, config: str, records: list[Any]) -> list[Decision]:
+        raise NotImplementedError
+
+    def apply(self, batch: Batch) -> list[Decision]:
+        return self.decide(batch.config, batch.records)
+
+
+#: per process: (build_id, source_no) -> the Source that makes a chunk's items. A Source reaches a worker anew
+#: (pickled) with every chunk; keeping the first copy keeps its caches (memoised checks) for the whole build.
+_WORKER_SOURCES: dict[tuple[str, int], Any] = {}
+
+
+def _source_of(chunk: Chunk) -> Any:
+    if chunk.build_id is None:
+        return chunk.source
+    key = (chunk.build_id, chunk.source_no)
+    source = _WORKER_SOURCES.get(key)
+    if source is None:
+        if any(k[0] != chunk.build_id for k in _WORKER_SOURCES):
+            _WORKER_SOURCES.clear()          # another build's Sources: never used again
+        source = _WORKER_SOURCES[key] = chunk.source
+    return source
+
+
+class ToRecords(Step):
+    """The chunk's items -> ``batch.records``: units are made into items by their Source
+    (``unit_to_item``, in the worker), and an item that is not a record of the config (a
+    builder's Reject, or anything else) goes to ``batch.rejects`` as is (:func:`as_reject`).
+
+    It must come first: the other steps see only ``batch.records``. A crash of
+    ``unit_to_item`` stops the chunk there: the items made so far count, the crash is one
+    reject, and the Source is read no further (the pipeline discards chunks read ahead).
+    """
+
+    name = "to_records"
+
+    def apply(self, batch: Batch) -> None:
+        chunk = batch.chunk
+        items = chunk.items
+        if chunk.source is not None:
+            items = self.make_items(chunk, batch)
+        batch.n_items = len(items)
+        expected = record_class(chunk.config)
+        for k, item in enumerate(items):
+            ordinal = chunk.first_ordinal + k
+            if isinstance(item, expected):
+                batch.records.append(item)
+                batch.ordinals.append(ordinal)
+            else:
+                batch.rejects.append(as_reject(item, chunk.name, chunk.config, ordinal))
+        return None
+
+    @staticmethod
+    def make_items(chunk: Chunk, batch: Batch) -> list[Any]:
+        source = _source_of(chunk)
+        items = []
+        for unit in chunk.items:
+            try:
+                items.append(source.unit_to_item(unit))
+            except Exception as exc:  # a builder bug: what was made so far counts, the Source stops here
+                batch.crash = crash_reject(chunk.name, chunk.config, exc, chunk.first_ordinal - 1 + len(items))
+                log.error("source %s crashed: %s", chunk.name, exc)
+                break
+        return items
+
+
+# ----------------------------------------------------------------- the row checks and the license filter
 _KERNEL_REQUIRED = ("id", "subset", "source", "language", "task_name", "kernel_code", "license")
 _KERNEL_OPTIONAL = ("variant", "pytorch_code", "pytorch_functional_code", "baseline_kernel_code")
 _QA_REQUIRED = ("id", "subset", "library", "kind", "question", "answer", "symbol", "license")
 
 
-class CheckRows:
+class CheckRows(RecordFilter):
     """Drops records that would not make a valid row: missing/empty required fields, wrong types.
 
     Builders check their input; this is the pipeline's guard that a row it writes fits the
@@ -154,26 +334,113 @@ class CheckRows:
         return None
 
 
-class FilterLicenses:
-    """Drops rows whose SPDX license (id or expression) is outside the build's allow-list."""
+class FilterLicenses(RecordFilter):
+    """Drops rows whose SPDX expression the build's allow-list does not accept, and records on
+    the rows it keeps which alternative of an ``OR`` it relied on (``license_relied_on``).
+
+    A thin wrapper: the rules are :func:`kvdata.licenses.evaluate_allow`'s (``A AND B`` needs
+    both, ``A OR B`` one); this only caches the decision per distinct expression (a build has a
+    handful), so changing what is allowed means changing ``kvdata.licenses``.
+    """
 
     name = "licenses"
 
     def __init__(self, allow: frozenset[str]) -> None:
-        from kvdata.licenses import check_allowed
+        from kvdata.licenses import allow_set, evaluate_allow
 
         self.allow = allow
-        self._check = check_allowed
-        self._cache: dict[str, Decision] = {}
+        self._keys = allow_set(allow)
+        self._evaluate = evaluate_allow
+        self._cache: dict[str, Any] = {}
+
+    def decision_of(self, license: str):
+        """The :class:`~kvdata.licenses.AllowDecision` for one expression (cached)."""
+        if license not in self._cache:
+            self._cache[license] = self._evaluate(license, self._keys)
+        return self._cache[license]
 
     def decide(self, config: str, records: list[Any]) -> list[Decision]:
         out = []
         for record in records:
-            lic = record.license
-            if lic not in self._cache:
-                self._cache[lic] = self._check(lic, self.allow)
-            out.append(self._cache[lic])
+            decision = self.decision_of(record.license)
+            if decision.allowed and " OR " in record.license:
+                record.license_relied_on = decision.relied_on
+            out.append(decision.problem)
         return out
+
+
+class ToArrow(Step):
+    """``batch.table``: the Arrow table of the records in the config's schema (:func:`rows_table`);
+    a record that does not fit the schema is dropped (reason ``other``) instead of failing the
+    chunk's table, and later the parquet write."""
+
+    name = "to_arrow"
+
+    def apply(self, batch: Batch) -> list[Decision]:
+        batch.table, decisions = rows_table(batch.records, batch.config)
+        return decisions
+
+
+class Fingerprint(Step):
+    """``batch.block``: what dedup needs of the surviving records - ids, refs, priorities and, when
+    the build deduplicates (``settings`` not None), digests and MinHash signatures. It drops
+    nothing: dedup decides only when every candidate of the config is known (pass 2)."""
+
+    name = "fingerprint"
+
+    def __init__(self, settings: Optional[FingerprintSettings]) -> None:
+        self.settings = settings
+
+    def apply(self, batch: Batch) -> None:
+        records, name, config = batch.records, batch.chunk.name, batch.config
+        if not records:
+            return None
+        fingerprints = None
+        if self.settings is not None:
+            fingerprints = fingerprint(config, *dedup_texts(config, records), self.settings)
+        priorities = [priority_of(r) for r in records]
+        batch.block = CandidateBlock(
+            source=name, ids=[r.id for r in records],
+            refs=[record_ref(r, name, o) for r, o in zip(records, batch.ordinals)],
+            ranks=[p[0] for p in priorities], speedups=[p[1] for p in priorities], fingerprints=fingerprints)
+        return None
+
+
+def default_steps(cfg: BuildConfig) -> tuple[Step, ...]:
+    """The build's steps, in order: records, row checks, license allow-list, Arrow table, fingerprints."""
+    fp = FingerprintSettings(cfg.num_perm, cfg.shingle) if cfg.dedup else None
+    return (ToRecords(), CheckRows(), FilterLicenses(cfg.allow_list()), ToArrow(), Fingerprint(fp))
+
+
+# ----------------------------------------------------------------- pass 1: one chunk of one Source
+def process_chunk(chunk: Chunk, steps: Sequence[Step]) -> ChunkResult:
+    """Pass 1 for one chunk: run ``steps`` in order -> rejects and candidate rows (table, fingerprints, priority).
+
+    Pure but for per-process caches: runs in the main process or in a worker. Every item of
+    the chunk is accounted for - a candidate row or one reject - and that is checked here, so
+    a step that loses records fails loudly instead of unbalancing the ledger.
+    """
+    times = StepTimes()
+    batch = Batch(chunk)
+    for step in steps:
+        with times.timed(step.name):
+            decisions = step.apply(batch)
+            if decisions is not None:
+                batch.drop(decisions, step.name)
+    if batch.crash is not None:
+        batch.rejects.append(batch.crash)
+    n_items = batch.n_items + (batch.crash is not None)
+    if len(batch.records) + len(batch.rejects) != n_items:
+        raise RuntimeError(f"chunk of {chunk.name} at #{chunk.first_ordinal}: {n_items} items but "
+                           f"{len(batch.records)} rows + {len(batch.rejects)} rejects: a step dropped records without "
+                           "rejects, or ToRecords is not the first step")
+    rows = len(batch.records)
+    table_rows = batch.table.num_rows if batch.table is not None else 0
+    if table_rows != rows or (len(batch.block) if batch.block is not None else 0) != rows:
+        raise RuntimeError(f"steps {[s.name for s in steps]} left {len(batch.records)} rows whose table or "
+                           "fingerprints do not match them (ToArrow and Fingerprint must come last, in that order)")
+    return ChunkResult(n_items=n_items, rejects=batch.rejects, block=batch.block, table=batch.table,
+                       crashed=batch.crash is not None, seconds=dict(times.seconds))
 
 
 # ----------------------------------------------------------------- writing
@@ -190,117 +457,6 @@ def row_of(record: Any) -> dict[str, Any]:
             row[key] = dict(vars(value))
     return row
 
-
-
-# ----------------------------------------------------------------- pass 1: one chunk of one Source
-@dataclass
-class Chunk:
-    """Consecutive items of one Source (or the units they are made from), with their position."""
-
-    source_no: int                  # position of the Source in the build
-    name: str
-    config: str
-    first_ordinal: int              # 1-based ordinal of the first item in its Source
-    items: list[Any]                # items, or units when ``source`` is set
-    source: Any = None              # the Source whose ``unit_to_item`` makes the items
-    crash: Optional[Reject] = None  # the Source raised while this chunk was read (after ``items``)
-
-
-@dataclass(frozen=True)
-class ChunkSettings:
-    """What processing a chunk needs of the build (picklable: workers get a copy)."""
-
-    allow: frozenset[str]
-    fingerprint: Optional[FingerprintSettings]
-
-
-@dataclass
-class ChunkResult:
-    n_items: int                    # items this chunk accounts for (its input), a crash included
-    rejects: list[Reject]
-    block: Optional[CandidateBlock]
-    table: Any                      # pyarrow.Table of the candidate rows (aligned with ``block``)
-    crashed: bool = False
-    seconds: dict[str, float] = field(default_factory=dict)
-
-
-_WORKER_SOURCES: dict[int, Any] = {}   # per worker process: source_no -> its Source (keeps its caches)
-
-
-def process_chunk(chunk: Chunk, settings: ChunkSettings) -> ChunkResult:
-    """Pass 1 for one chunk: items -> rejects and candidate rows (table, fingerprints, priority).
-
-    Pure but for per-process caches: runs in the main process or in a worker.
-    """
-    times: dict[str, float] = defaultdict(float)
-    t0 = time.perf_counter()
-    items, crash = chunk.items, chunk.crash
-    if chunk.source is not None:
-        source = _WORKER_SOURCES.setdefault(chunk.source_no, chunk.source)
-        items = []
-        for unit in chunk.items:
-            try:
-                items.append(source.unit_to_item(unit))
-            except Exception as exc:  # a builder bug: what was made so far counts, the Source stops here
-                crash = crash_reject(chunk.name, chunk.config, exc, chunk.first_ordinal - 1 + len(items))
-                log.error("source %s crashed: %s", chunk.name, exc)
-                break
-    times["items" if chunk.source is not None else "read"] += time.perf_counter() - t0
-
-    expected = record_class(chunk.config)
-    rejects: list[Reject] = []
-    records, ordinals = [], []
-    for k, item in enumerate(items):
-        ordinal = chunk.first_ordinal + k
-        if isinstance(item, expected):
-            records.append(item)
-            ordinals.append(ordinal)
-        else:
-            rejects.append(as_reject(item, chunk.name, chunk.config, ordinal))
-    for step in (CheckRows(), FilterLicenses(settings.allow)):
-        t = time.perf_counter()
-        decisions = step.decide(chunk.config, records)
-        records, ordinals = _drop(decisions, records, ordinals, chunk, rejects)
-        times[step.name] += time.perf_counter() - t
-
-    t = time.perf_counter()
-    table, decisions = rows_table(records, chunk.config)
-    records, ordinals = _drop(decisions, records, ordinals, chunk, rejects)
-    times["to_arrow"] += time.perf_counter() - t
-
-    block = None
-    if records:
-        t = time.perf_counter()
-        fingerprints = None
-        if settings.fingerprint is not None:
-            fingerprints = fingerprint(chunk.config, *dedup_texts(chunk.config, records), settings.fingerprint)
-        priorities = [priority_of(r) for r in records]
-        block = CandidateBlock(
-            source=chunk.name, ids=[r.id for r in records],
-            refs=[record_ref(r, chunk.name, o) for r, o in zip(records, ordinals)],
-            ranks=[p[0] for p in priorities], speedups=[p[1] for p in priorities], fingerprints=fingerprints)
-        times["fingerprint"] += time.perf_counter() - t
-    if crash is not None:
-        rejects.append(crash)
-    return ChunkResult(n_items=len(items) + (crash is not None), rejects=rejects, block=block, table=table,
-                       crashed=crash is not None, seconds=dict(times))
-
-
-def _drop(decisions: list[Decision], records: list[Any], ordinals: list[int], chunk: Chunk,
-          rejects: list[Reject]) -> tuple[list[Any], list[int]]:
-    """Send the dropped records' rejects to ``rejects``; returns the survivors."""
-    if all(d is None for d in decisions):
-        return records, ordinals
-    kept, kept_ordinals = [], []
-    for record, ordinal, decision in zip(records, ordinals, decisions):
-        if decision is None:
-            kept.append(record)
-            kept_ordinals.append(ordinal)
-        else:
-            reason, message = decision
-            rejects.append(Reject(source=chunk.name, ref=record_ref(record, chunk.name, ordinal), reason=reason,
-                                  message=message, config=chunk.config, id=getattr(record, "id", None)))
-    return kept, kept_ordinals
 
 
 _NESTED = ("provenance", "verification")
@@ -384,28 +540,29 @@ def write_config(out_dir: Path, config: str, spill_path: Optional[Path], keep, r
 
     from kvdata.hub import ConfigWriter
 
-    t0 = time.perf_counter()
-    writer = ConfigWriter(out_dir, config, rows_per_shard)
-    if spill_path is not None and spill_path.exists():
-        with pa.memory_map(str(spill_path)) as source:
-            reader = pa.ipc.open_file(source)
-            start = 0
-            pending = []
-            for b in range(reader.num_record_batches):
-                batch = reader.get_batch(b)
-                mask = keep[start:start + batch.num_rows]
-                start += batch.num_rows
-                if mask.all():
-                    pending.append(batch)
-                elif mask.any():
-                    pending.append(batch.filter(pa.array(mask)))
-                if sum(p.num_rows for p in pending) >= writer.row_group_size:
+    times = StepTimes()
+    with times.timed("write"):
+        writer = ConfigWriter(out_dir, config, rows_per_shard)
+        if spill_path is not None and spill_path.exists():
+            with pa.memory_map(str(spill_path)) as source:
+                reader = pa.ipc.open_file(source)
+                start = 0
+                pending = []
+                for b in range(reader.num_record_batches):
+                    batch = reader.get_batch(b)
+                    mask = keep[start:start + batch.num_rows]
+                    start += batch.num_rows
+                    if mask.all():
+                        pending.append(batch)
+                    elif mask.any():
+                        pending.append(batch.filter(pa.array(mask)))
+                    if sum(p.num_rows for p in pending) >= writer.row_group_size:
+                        writer.write(pa.Table.from_batches(pending))
+                        pending = []
+                if pending:
                     writer.write(pa.Table.from_batches(pending))
-                    pending = []
-            if pending:
-                writer.write(pa.Table.from_batches(pending))
-    shards = writer.close()
-    return writer.rows, shards, time.perf_counter() - t0
+        shards = writer.close()
+    return writer.rows, shards, times.seconds["write"]
 
 
 # ----------------------------------------------------------------- the build
@@ -436,16 +593,34 @@ def splits_into_units(source: Any) -> bool:
         return False
 
 
-class Pipeline:
-    """Runs a BuildConfig into ``out_dir``; see the module docstring for the two passes."""
+def _take(it: Iterator[Any], size: int) -> tuple[list[Any], Optional[Exception], bool]:
+    """Up to ``size`` items of ``it``: (items, the exception it raised or None, whether it is exhausted)."""
+    items: list[Any] = []
+    try:
+        for _ in range(size):
+            items.append(next(it))
+    except StopIteration:
+        return items, None, True
+    except Exception as exc:  # a builder bug: the caller files it after the items read so far
+        return items, exc, True
+    return items, None, False
 
-    def __init__(self, cfg: BuildConfig, out_dir: str | Path, progress: bool = True) -> None:
+
+class Pipeline:
+    """Runs a BuildConfig into ``out_dir``; see the module docstring for the two passes.
+
+    ``steps`` replaces :func:`default_steps` (``ToRecords`` first, ``ToArrow`` then
+    ``Fingerprint`` last, filters in between); where they run is chosen by ``cfg.workers``
+    (:func:`kvdata.build_executor.make_executor`).
+    """
+
+    def __init__(self, cfg: BuildConfig, out_dir: str | Path, progress: bool = True,
+                 steps: Optional[Sequence[Step]] = None) -> None:
         self.cfg = cfg
         self.out_dir = Path(out_dir)
         self.progress = progress
         self.times = StepTimes()
-        fp = FingerprintSettings(cfg.num_perm, cfg.shingle) if cfg.dedup else None
-        self.chunk_settings = ChunkSettings(cfg.allow_list(), fp)
+        self.steps = tuple(steps) if steps is not None else default_steps(cfg)
         self.dedup_settings = DedupSettings(cfg.dedup, cfg.near_dup_threshold, cfg.num_perm)
 
     # ------------------------------------------------------------- reading
@@ -459,11 +634,18 @@ class Pipeline:
                 log.error("source %s could not be created: %s", spec.kind, exc)
                 yield None, Chunk(-1, spec.kind, config, 1, [], crash=crash_reject(spec.kind, config, exc, 0))
 
-    def _chunks(self, sources: Iterable[Any], ledger: Ledger, parallel: bool, stopped: set[int]) -> Iterator[Chunk]:
-        """Every Source's items (or units) in chunks, in build order; reading stops at a crash."""
+    def _chunks(self, sources: Optional[Iterable[Any]], ledger: Ledger, executor: Executor,
+                stopped: set[int]) -> Iterator[Chunk]:
+        """Every Source's items (or units, when the executor ships tasks) in chunks, in build order.
+
+        Reading a Source stops at its crash, and at a crash found in a worker: the consumer adds
+        the Source to ``stopped`` while this generator waits at a ``yield``, so it is checked
+        once per chunk."""
         from tqdm.auto import tqdm
 
         made = self._made_sources() if sources is None else ((s, None) for s in sources)
+        size = executor.chunk_size(self.cfg.batch_size)
+        build_id = uuid.uuid4().hex
         for source_no, (source, failed) in enumerate(made):
             if failed is not None:
                 ledger.open_source(failed.name, failed.name, failed.config, "")
@@ -471,41 +653,32 @@ class Pipeline:
                 continue
             name, config = source.name, source.config
             ledger.open_source(name, source.kind, config, source.path)
-            units = parallel and splits_into_units(source)
-            # in parallel, smaller chunks keep every worker busy (and the ones in flight small)
-            size = min(self.cfg.batch_size, PARALLEL_CHUNK) if parallel else self.cfg.batch_size
+            units = executor.ships_tasks and splits_into_units(source)
             bar = tqdm(desc=name, unit=" rec", disable=not self.progress, leave=False)
-            n, items = 0, []
-            t0 = time.perf_counter()
+            n, items, exc = 0, [], None
             try:
-                it = iter(source.read_units() if units else source.read())
-                while source_no not in stopped:
+                with self.times.timed("read"):
                     try:
-                        item = next(it)
-                    except StopIteration:
-                        break
-                    except Exception as exc:  # a builder bug: what was read counts, go on with the next Source
-                        log.error("source %s crashed after %d records: %s", name, n, exc)
-                        self.times.add("read", time.perf_counter() - t0)
+                        it = iter(source.read_units() if units else source.read())
+                    except Exception as e:  # read() itself raised (not a generator): a crash before any item
+                        it, exc = iter(()), e
+                done = exc is not None
+                while not done and source_no not in stopped:
+                    with self.times.timed("read"):
+                        items, exc, done = _take(it, size)
+                    n += len(items)
+                    bar.update(len(items))
+                    if exc is None and items:
                         yield Chunk(source_no, name, config, n - len(items) + 1, items,
-                                    source=source if units else None, crash=crash_reject(name, config, exc, n))
-                        items = []
-                        break
-                    n += 1
-                    items.append(item)
-                    if len(items) >= size:
-                        self.times.add("read", time.perf_counter() - t0)
-                        bar.update(len(items))
-                        yield Chunk(source_no, name, config, n - len(items) + 1, items,
-                                    source=source if units else None)
-                        items = []
-                        t0 = time.perf_counter()
-                if items and source_no not in stopped:
-                    self.times.add("read", time.perf_counter() - t0)
-                    yield Chunk(source_no, name, config, n - len(items) + 1, items, source=source if units else None)
+                                    source=source if units else None, build_id=build_id)
+                if exc is not None:  # a builder bug: what was read counts, go on with the next Source
+                    log.error("source %s crashed after %d records: %s", name, n, exc)
+                    yield Chunk(source_no, name, config, n - len(items) + 1, items,
+                                source=source if units else None, crash=crash_reject(name, config, exc, n),
+                                build_id=build_id)
             finally:
-                bar.update(len(items))
                 bar.close()
+                ledger.set_origin(name, _origin_of(source))
 
     # ------------------------------------------------------------- pass 1
     def _absorb(self, chunk: Chunk, result: ChunkResult, ledger: Ledger, candidates: dict[str, Candidates],
@@ -519,37 +692,13 @@ class Pipeline:
         for reject in result.rejects:
             ledger.reject(reject)
         if result.block is not None and len(result.block):
-            t0 = time.perf_counter()
-            cands = candidates.get(chunk.config)
-            if cands is None:
-                cands = candidates[chunk.config] = Candidates(chunk.config)
-                spills[chunk.config] = Spill(self.out_dir / SPILL_DIR, chunk.config)
-            cands.add(result.block)
-            spills[chunk.config].append(result.table)
-            self.times.add("spill", time.perf_counter() - t0)
-
-    def _stream(self, chunks: Iterator[Chunk], pool, absorb) -> None:
-        """Process every chunk (in the pool when there is one) and absorb the results in order."""
-        settings = self.chunk_settings
-        if pool is None:
-            for chunk in chunks:
-                absorb(chunk, process_chunk(chunk, settings))
-            return
-        depth = 2 * self.cfg.workers   # chunks in flight: keeps every worker busy while we read
-        pending: deque = deque()
-        for chunk in chunks:
-            pending.append((chunk, pool.submit(process_chunk, chunk, settings)))
-            while len(pending) > depth or (pending and pending[0][1].done()):
-                self._collect(pending.popleft(), absorb)
-        while pending:
-            self._collect(pending.popleft(), absorb)
-
-    def _collect(self, entry, absorb) -> None:
-        chunk, future = entry
-        t0 = time.perf_counter()
-        result = future.result()
-        self.times.add("wait", time.perf_counter() - t0)
-        absorb(chunk, result)
+            with self.times.timed("spill"):
+                cands = candidates.get(chunk.config)
+                if cands is None:
+                    cands = candidates[chunk.config] = Candidates(chunk.config)
+                    spills[chunk.config] = Spill(self.out_dir / SPILL_DIR, chunk.config)
+                cands.add(result.block)
+                spills[chunk.config].append(result.table)
 
     # ------------------------------------------------------------- pass 2
     def _decide(self, candidates: dict[str, Candidates], ledger: Ledger) -> dict[str, Any]:
@@ -560,9 +709,8 @@ class Pipeline:
         kept_ids: set[str] = set()
         for config in _config_order(candidates):
             cands = candidates[config]
-            t0 = time.perf_counter()
-            decisions = decide(cands, self.dedup_settings, kept_ids)
-            self.times.add("dedup", time.perf_counter() - t0)
+            with self.times.timed("dedup"):
+                decisions = decide(cands, self.dedup_settings, kept_ids)
             keep = np.fromiter((d is None for d in decisions), dtype=bool, count=len(decisions))
             kept_per_source: dict[str, int] = defaultdict(int)
             for i, decision in enumerate(decisions):
@@ -576,14 +724,12 @@ class Pipeline:
             masks[config] = keep
         return masks
 
-    def _write(self, masks: dict[str, Any], spills: dict[str, Spill], pool) -> tuple[dict[str, int], dict]:
-        jobs = {config: (self.out_dir, config, spills[config].path, masks[config], self.cfg.rows_per_shard)
-                for config in _config_order(masks)}
-        if pool is None or len(jobs) < 2:
-            done = {config: write_config(*job) for config, job in jobs.items()}
-        else:
-            futures = {config: pool.submit(write_config, *job) for config, job in jobs.items()}
-            done = {config: f.result() for config, f in futures.items()}
+    def _write(self, masks: dict[str, Any], spills: dict[str, Spill], executor: Executor
+               ) -> tuple[dict[str, int], dict]:
+        configs = _config_order(masks)
+        jobs = [(self.out_dir, config, spills[config].path, masks[config], self.cfg.rows_per_shard)
+                for config in configs]
+        done = dict(zip(configs, executor.run_each(write_config, jobs)))
         for _, _, seconds in done.values():
             self.times.add("write", seconds)
         return {c: d[0] for c, d in done.items()}, {c: d[1] for c, d in done.items()}
@@ -600,48 +746,44 @@ class Pipeline:
         candidates: dict[str, Candidates] = {}
         spills: dict[str, Spill] = {}
         stopped: set[int] = set()
-        pool = _worker_pool(self.cfg.workers)
+        executor = make_executor(self.cfg.workers)
         try:
-            def absorb(chunk: Chunk, result: ChunkResult) -> None:
+            chunks = self._chunks(sources, ledger, executor, stopped)
+            for chunk, result in executor.imap(process_chunk, chunks, self.steps, times=self.times):
                 self._absorb(chunk, result, ledger, candidates, spills, stopped)
-
-            self._stream(self._chunks(sources, ledger, pool is not None, stopped), pool, absorb)
+                del chunk, result       # absorbed: do not hold its rows while the next chunk is read
             for spill in spills.values():
                 spill.close()
             masks = self._decide(candidates, ledger)
             candidates.clear()
-            rows, shards = self._write(masks, spills, pool)
+            rows, shards = self._write(masks, spills, executor)
         finally:
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
+            executor.close()
             for spill in spills.values():
                 spill.close()
             shutil.rmtree(spill_dir, ignore_errors=True)
-        t0 = time.perf_counter()
-        accounting = ledger.close(self.cfg.settings())
-        self.times.add("write", time.perf_counter() - t0)
-        t0 = time.perf_counter()
+        with self.times.timed("write"):
+            accounting = ledger.close(self.cfg.settings())
         from kvdata.card import write_card
 
-        write_card(self.out_dir)
-        self.times.add("card", time.perf_counter() - t0)
+        with self.times.timed("card"):
+            write_card(self.out_dir)
         return BuildResult(self.out_dir, accounting, rows, shards, self.times.as_dict())
 
 
-def _worker_pool(workers: int):
-    """N forked worker processes (fork: Sources defined anywhere, even in a test, reach them), or None."""
-    if workers <= 0:
-        return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+def _origin_of(source: Any):
+    """The Source's repo/commit/tree license for the card (``Source.origin()``), None when it has none.
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=context)
-    # Start the workers now, before the build opens files or starts threads (progress bars,
-    # Arrow writers), so that they are forked from a quiet process.
-    pool.submit(int).result()
-    return pool
+    Asked after the Source was read, in the main process, where its tree license and revision
+    were resolved; a Source that cannot say costs the card a line, never the build."""
+    origin = getattr(source, "origin", None)
+    if not callable(origin):
+        return None
+    try:
+        return origin()
+    except Exception as exc:  # noqa: BLE001
+        log.warning("source %s: no origin for the card: %s", getattr(source, "name", "?"), exc)
+        return None
 
 
 def _config_order(by_config: dict[str, Any]) -> list[str]:

@@ -223,7 +223,7 @@ def main() -> None:
               f"{r['peak_rss_mb']:>7.0f} {r['worker_peak_rss_mb']:>7.0f} {r['load_before']:>4.1f}-{r['load_after']:<4.1f}"
               f"  {'yes' if r['reconciles'] else 'NO'}")
     print("\nper-step seconds: read = the builders (parsing, checks) in-process, or only reading raw records when the\n"
-          "builders run in workers (items); steps run in workers add up the workers' seconds; wait = main idle")
+          "builders run in workers (to_records); steps run in workers add up the workers' seconds; wait = main idle")
     print(f"{'step':<18}" + "".join(f"{'w=' + str(r['workers']):>10}" for r in results))
     for s in steps:
         print(f"{s:<18}" + "".join(f"{r['steps'].get(s, 0.0):>10.2f}" for r in results))

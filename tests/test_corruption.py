@@ -248,18 +248,18 @@ def corrupted_build(tmp_path_factory):
 
     out = tmp / "out"
     result = build(BuildConfig(sources=specs, workers=0), out, progress=False)
-    return result, out, expected
+    return result, out, expected, specs
 
 
 def test_thousand_records_were_fed(corrupted_build):
-    result, _, expected = corrupted_build
+    result, _, expected, _ = corrupted_build
     acc = result.accounting["sources"]
     assert sum(s["input"] for s in acc.values()) == 4 * N_PER_SOURCE
     assert sum(len(e) for e in expected.values()) > 0.7 * 4 * N_PER_SOURCE
 
 
 def test_every_source_reconciles(corrupted_build):
-    result, out, _ = corrupted_build
+    result, out, _, _ = corrupted_build
     for name, s in result.accounting["sources"].items():
         assert s["input"] == s["kept"] + s["rejected_total"] + s["duplicates_total"], name
         assert s["kept"] > 0, name   # the valid records made it through
@@ -268,7 +268,7 @@ def test_every_source_reconciles(corrupted_build):
 
 
 def test_each_corrupted_record_has_its_specific_reason(corrupted_build):
-    _, out, expected = corrupted_build
+    _, out, expected, _ = corrupted_build
     got: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for r in pq.read_table(out / "rejects.parquet").to_pylist():
         got[r["source"]][r["ref"]].append(r["reason"])
@@ -289,3 +289,25 @@ def test_each_corrupted_record_has_its_specific_reason(corrupted_build):
     assert not problems, "\n".join(problems[:20]) + f"\n({len(problems)} problems)"
     all_reasons = [r for refs in got.values() for rs in refs.values() for r in rs]
     assert "other" not in all_reasons
+
+
+def test_worker_processes_account_for_every_record_the_same_way(corrupted_build, tmp_path):
+    """The same 1,000 records in chunks of 37, in-process and through 2 worker processes (many chunks
+    in flight, the builders' costly half in the workers): identical rows, rejects file and accounting;
+    and the same as the one-chunk-per-source build (rejects come in chunk order, so as a multiset)."""
+    from kvdata.hub import shard_files
+
+    def written(folder):
+        rows = {c: [r for p in shard_files(folder, c) for r in pq.read_table(p).to_pylist()] for c in result.rows}
+        return rows, pq.read_table(folder / "rejects.parquet").to_pylist()
+
+    result, out, _, specs = corrupted_build
+    builds = {w: build(BuildConfig(sources=specs, workers=w, batch_size=37), tmp_path / f"w{w}", progress=False)
+              for w in (0, 2)}
+    assert builds[0].accounting == builds[2].accounting == result.accounting
+    assert written(tmp_path / "w0") == written(tmp_path / "w2")
+    rows, rejects = written(tmp_path / "w2")
+    want_rows, want_rejects = written(out)
+    key = lambda r: sorted((k, str(v)) for k, v in r.items())  # noqa: E731
+    assert rows == want_rows and sorted(map(key, rejects)) == sorted(map(key, want_rejects))
+    assert "wait" in builds[2].step_seconds and "wait" not in builds[0].step_seconds

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -13,8 +15,9 @@ from kvdata.buildconfig import BuildConfig, make_build_config
 from kvdata.builders.triton import TritonTableSource
 from kvdata.hub import built_configs, shard_files
 from kvdata.licenses import normalize_spdx
-from kvdata.pipeline import build
-from kvdata.schema import ALL_CONFIGS, KernelRecord, Provenance, Verification
+from kvdata.pipeline import (Chunk, CheckRows, FilterLicenses, Fingerprint, Pipeline, RecordFilter, StepTimes, ToArrow,
+                             ToRecords, build, default_steps, process_chunk)
+from kvdata.schema import ALL_CONFIGS, KernelRecord, Provenance, Reject, RejectReason, Verification
 
 SAMPLE_TABLE = Path(__file__).resolve().parent.parent / "builders" / "sample" / "triton" / "table" / "agent_outputs.jsonl"
 
@@ -308,3 +311,144 @@ def test_columns_table_equals_rows_to_table():
                                 kernel_code="k", license="MIT", provenance=Provenance(repo="r", line_start=3),
                                 verification=Verification(correct=True, speedup=1.5)))
     assert columns_table(records, "triton").equals(rows_to_table([row_of(r) for r in records], "triton"))
+
+
+# ----------------------------------------------------------------- the step list
+
+def _sample_records() -> list:
+    return [r for r in _table_source(SAMPLE_TABLE).read() if isinstance(r, KernelRecord)]
+
+
+def test_the_default_steps_are_the_documented_list_and_are_timed(tmp_path):
+    steps = default_steps(BuildConfig())
+    assert [s.name for s in steps] == ["to_records", "check_rows", "licenses", "to_arrow", "fingerprint"]
+    assert [type(s) for s in steps] == [ToRecords, CheckRows, FilterLicenses, ToArrow, Fingerprint]
+    assert default_steps(BuildConfig(dedup=False))[-1].settings is None     # no fingerprints without dedup
+    result = build(BuildConfig(workers=0), tmp_path / "out", progress=False, sources=[_table_source(SAMPLE_TABLE)])
+    assert {s.name for s in steps} <= set(result.step_seconds)
+
+
+def test_process_chunk_accounts_for_every_item_in_order():
+    """Real records mixed with what builders get wrong: each step drops with its own reason, and every
+    item is one candidate row or one reject, in the order the steps met them."""
+    good = _sample_records()[:3]
+    good.append(replace(good[0], task_name=good[0].task_name + "_other", id=""))   # a 4th row with its own id
+    no_license = replace(good[0], license=None)
+    gpl = replace(good[1], license="GPL-3.0")
+    bad_type = replace(good[2], variant=7)                       # CheckRows: an optional field of the wrong type
+    builder_reject = Reject(source="?", ref="", reason=RejectReason.SYNTAX_ERROR, message="from the builder")
+    items = [good[0], {"not": "a record"}, no_license, good[1], gpl, builder_reject, bad_type, good[3]]
+    chunk = Chunk(0, "t", "triton", 11, items)
+    result = process_chunk(chunk, default_steps(BuildConfig()))
+    assert result.n_items == len(items) and not result.crashed
+    assert result.block.ids == [good[0].id, good[1].id, good[3].id] == result.table.column("id").to_pylist()
+    assert [(r.reason, r.ref.split(" ")[0]) for r in result.rejects] == [
+        (RejectReason.OTHER, "t#12"), (RejectReason.SYNTAX_ERROR, "t#16"),          # to_records: not records
+        (RejectReason.MISSING_LICENSE, "t#13"), (RejectReason.MISSING_FIELD, "t#17"),  # check_rows
+        (RejectReason.LICENSE_NOT_ALLOWED, "t#15")]                                   # licenses
+    assert result.block.refs[-1].startswith("t#18")
+    assert set(result.seconds) == {"to_records", "check_rows", "licenses", "to_arrow", "fingerprint"}
+
+
+def test_units_made_into_records_in_process_equal_the_sources_items():
+    """ToRecords' unit path (what workers run) gives what read() gives, with no pool involved."""
+    source = _table_source(SAMPLE_TABLE)
+    steps = default_steps(BuildConfig())
+    via_items = process_chunk(Chunk(0, source.name, "triton", 1, list(source.read())), steps)
+    via_units = process_chunk(Chunk(0, source.name, "triton", 1, list(source.read_units()), source=source), steps)
+    assert via_units.n_items == via_items.n_items > 3
+    assert [(r.reason, r.ref, r.message) for r in via_units.rejects] == \
+        [(r.reason, r.ref, r.message) for r in via_items.rejects]
+    assert via_units.table.equals(via_items.table) and via_units.block.ids == via_items.block.ids
+
+
+class DropLongKernels(RecordFilter):
+    """A filter added to the build's list: kernels over ``limit`` characters become ``other`` rejects."""
+
+    name = "long_kernels"
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def decide(self, config, records):
+        return [(RejectReason.OTHER, f"kernel over {self.limit} chars") if len(r.kernel_code) > self.limit else None
+                for r in records]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_filter_added_to_the_step_list_drops_with_its_reason(tmp_path, workers):
+    lengths = sorted(len(r.kernel_code) for r in _sample_records())
+    limit = lengths[len(lengths) // 2]
+    steps = list(default_steps(BuildConfig()))
+    steps.insert(3, DropLongKernels(limit))               # after the licenses, before the Arrow table
+    out = tmp_path / "out"
+    result = Pipeline(BuildConfig(workers=workers, dedup=False), out, progress=False, steps=steps).run(
+        [_table_source(SAMPLE_TABLE)])
+    rows = _rows(out, "triton")
+    assert rows and all(len(r["kernel_code"]) <= limit for r in rows)
+    dropped = [r for r in _rejects(out) if r["message"] == f"kernel over {limit} chars"]
+    assert dropped and all(r["reason"] == "other" for r in dropped)
+    assert result.accounting["reconciles"] and "long_kernels" in result.step_seconds
+
+
+class LosesARecord(RecordFilter):
+    """A broken filter: one decision short, which a zip would turn into a record lost without a reject."""
+
+    name = "loses_one"
+
+    def decide(self, config, records):
+        return [None] * (len(records) - 1)
+
+
+def test_a_step_that_would_lose_records_fails_loudly(tmp_path):
+    steps = list(default_steps(BuildConfig()))
+    steps.insert(1, LosesARecord())
+    with pytest.raises(ValueError, match="loses_one gave"):
+        Pipeline(BuildConfig(workers=0), tmp_path / "out", progress=False, steps=steps).run(
+            [_table_source(SAMPLE_TABLE)])
+    with pytest.raises(RuntimeError, match="ToRecords is not the first step"):      # without ToRecords nothing would be accounted for
+        process_chunk(Chunk(0, "t", "triton", 1, _sample_records()[:2]), default_steps(BuildConfig())[1:])
+    with pytest.raises(RuntimeError, match="ToArrow and Fingerprint"):   # a filter after the table: misaligned
+        steps = list(default_steps(BuildConfig()))
+        process_chunk(Chunk(0, "t", "triton", 1, _sample_records()), steps + [DropLongKernels(0), steps[-1]])
+
+
+class RaisesAtOnce(Source):
+    """A builder whose read() is a plain function that raises before returning an iterator."""
+
+    kind = "raises_at_once"
+    config = "triton"
+
+    def read(self):
+        raise OSError("cannot open the input")
+
+
+def test_a_source_whose_read_raises_at_once_is_one_reject(tmp_path):
+    result = build(BuildConfig(workers=0), tmp_path / "out", progress=False,
+                   sources=[RaisesAtOnce("-"), _table_source(SAMPLE_TABLE)])
+    acc = result.accounting["sources"]["raises_at_once"]
+    assert acc["input"] == 1 and acc["rejected"] == {"other": 1} and result.accounting["reconciles"]
+    assert "source raised after 0 records: OSError: cannot open the input" in _rejects(tmp_path / "out")[0]["message"]
+
+
+def test_step_times_timed_adds_up_and_counts_a_failing_block():
+    times = StepTimes()
+    with times.timed("a"):
+        time.sleep(0.01)
+    with times.timed("a"):
+        pass
+    with pytest.raises(KeyError):
+        with times.timed("b"):
+            raise KeyError("x")
+    assert times.seconds["a"] >= 0.01 and "b" in times.seconds and set(times.as_dict()) == {"a", "b"}
+
+
+def test_build_defaults_come_from_one_place():
+    from kvdata import dedup
+    from kvdata.dedup import DedupSettings, FingerprintSettings
+
+    cfg = BuildConfig()
+    assert (cfg.near_dup_threshold, cfg.num_perm, cfg.shingle) == (
+        dedup.DEFAULT_NEAR_DUP_THRESHOLD, dedup.DEFAULT_NUM_PERM, dedup.DEFAULT_SHINGLE)
+    assert (DedupSettings().threshold, DedupSettings().num_perm) == (cfg.near_dup_threshold, cfg.num_perm)
+    assert (FingerprintSettings().num_perm, FingerprintSettings().shingle) == (cfg.num_perm, cfg.shingle)
