@@ -14,7 +14,6 @@ from typing import Optional, Union
 
 import xxhash
 
-from kvdata.licenses import resolve_allowed, resolve_license
 from kvdata.schema import Provenance, RejectReason, Verification
 
 Problem = tuple[RejectReason, str]
@@ -191,14 +190,16 @@ def glob_sorted(fs, root: str, pattern: str) -> list[str]:
         return []
 
 
-def make_provenance(source_path: str, options: dict, ref: str, pipeline: str) -> Provenance:
-    """Provenance of one input file: repo/commit/prefix from options, else from an hf:// URL."""
+def make_provenance(source_path: str, options: dict, ref: str, pipeline: str, revision=None) -> Provenance:
+    """Provenance of one input file: repo/commit/prefix from options, else from the tree's
+    revision (``Source.revision()``: ``@REV``, git HEAD, the Hub's), else from an hf:// URL."""
     hub_repo, hub_rev, hub_prefix = hub_location(source_path)
     prefix = options.get("path_prefix", hub_prefix) or ""
     return Provenance(
-        repo=options.get("repo") or hub_repo or DEFAULT_REPO,
+        repo=options.get("repo") or hub_repo or (revision.repo if revision else None) or DEFAULT_REPO,
         path=posixpath.join(prefix, ref) if prefix else ref,
-        commit=options.get("commit") or options.get("version") or hub_rev,
+        commit=options.get("commit") or options.get("version") or (revision.commit if revision else None) or hub_rev,
+        dirty=revision.dirty if revision else None,
         pipeline=options.get("pipeline", pipeline),
         generator=options.get("generator"),
         retrieved=today(),
@@ -221,16 +222,6 @@ def read_functional(fs, path: str):
 COMMON_OPTIONS = frozenset({"name", "license", "allow", "repo", "commit", "version", "path_prefix",
                             "pipeline", "generator", "hardware", "arch"})
 
-
-
-def tree_license(fs, root: str, declared, options: dict):
-    """(SPDX, problem) of a tree. The allow-list is the build's job (its FilterLicenses step);
-    a Source applies one only when given the ``allow`` option, so a build with a wider
-    allow-list than the default still sees every row."""
-    allow = options.get("allow")
-    if allow is not None:
-        return resolve_allowed(fs, root, declared, [allow] if isinstance(allow, str) else allow)
-    return resolve_license(fs, root, declared)
 
 
 def verification_from_options(options: dict) -> Optional[Verification]:

@@ -29,12 +29,11 @@ import math
 import posixpath
 from typing import Iterator, Optional
 
-from kvdata.builders.base import Item, Source, open_fs
+from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative, \
-    tree_license
+from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
-from kvdata.schema import KernelRecord, RejectReason, Verification
+from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 REFERENCE_DIR = "reference"
 GENERATED_DIR = "generated"
@@ -84,7 +83,7 @@ def status_problem(record: dict) -> Optional[tuple[RejectReason, str]]:
     return None
 
 
-class Hip2HipSource(Source):
+class Hip2HipSource(UnitSource):
     """Baseline HIP -> optimised HIP pairs from the upstream evaluation's JSONL records.
 
     Options: ``results`` (glob of result files under the root, default ``eval_results*.jsonl``),
@@ -98,29 +97,37 @@ class Hip2HipSource(Source):
     description = "HIP2HIP: baseline and optimised HIP extensions with measured speedups"
     options_known = COMMON_OPTIONS | {"results", "rocm_version", "torch_version", "compiler"}
 
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        root = root.rstrip("/")
-        pattern = self.options.get("results", DEFAULT_RESULTS)
+    # ``read`` (UnitSource) is ``unit_to_item`` over ``read_units``: the result files, the
+    # license and meta.json are read once, in the main process; reading and checking the
+    # files of a pair (the costly half) can run in the build's worker processes.
+    def read_units(self) -> Iterator[object]:
+        """A Reject for a file-level problem, else one ``(ref, line, license, meta)`` per
+        non-blank line of a result file."""
+        fs, root = self.tree()
+        pattern = self.option("results", DEFAULT_RESULTS)
         result_files = glob_sorted(fs, root, pattern)
         if not result_files:
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
             return
-        license_ = tree_license(fs, root, self.options.get("license"), self.options)
+        license_ = self.tree_license(fs, root)
+        self.revision()
         meta = self._meta(fs, root)
-        cache: dict[str, object] = {}
         for results in result_files:
-            yield from self._read_results(fs, root, results, license_, meta, cache)
+            name = relative(results, root)
+            raw = read_text(fs, results)
+            if is_problem(raw):
+                yield self.reject(name, *raw)
+                continue
+            for lineno, line in enumerate(raw.splitlines(), start=1):
+                if line.strip():
+                    yield f"{name}:{lineno}", line, license_, meta
 
-    def _read_results(self, fs, root, results, license_, meta, cache) -> Iterator[Item]:
-        name = relative(results, root)
-        raw = read_text(fs, results)
-        if is_problem(raw):
-            yield self.reject(name, *raw)
-            return
-        for lineno, line in enumerate(raw.splitlines(), start=1):
-            if line.strip():
-                yield self._pair(fs, root, f"{name}:{lineno}", line, license_, meta, cache)
+    def unit_to_item(self, unit) -> Item:
+        if isinstance(unit, Reject):
+            return unit
+        ref, line, license_, meta = unit
+        fs, root = self.tree()
+        return self._pair(fs, root, ref, line, license_, meta, self.per_process("task_files", dict))
 
     # ------------------------------------------------------------- one evaluation record
     def _pair(self, fs, root, ref, line, license_, meta, cache) -> Item:
@@ -136,14 +143,14 @@ class Hip2HipSource(Source):
         problem = status_problem(record)
         if problem:
             return self.reject(ref, *problem)
-        spdx, license_problem = license_
-        if license_problem:
-            return self.reject(ref, *license_problem)
         base = record["base_name"]
         hip_path = self._generated_path(fs, root, record["hip_file"])
         kernel = read_text(fs, hip_path)
         if is_problem(kernel):
             return self.reject(ref, *kernel)
+        fields, problem = self.row_license(kernel, license_)
+        if problem:
+            return self.reject(ref, *problem)
         problem = check_hip_extension(kernel)
         if problem:
             return self.reject(ref, *problem)
@@ -155,8 +162,9 @@ class Hip2HipSource(Source):
         return KernelRecord(
             subset=self.config, source=self.name, language="hip", task_name=base,
             pytorch_code=module, pytorch_functional_code=functional, kernel_code=kernel,
-            baseline_kernel_code=baseline, license=spdx,
-            provenance=make_provenance(self.path, self.options, relative(hip_path, root), self.pipeline),
+            baseline_kernel_code=baseline, **fields,
+            provenance=make_provenance(self.path, self.options, relative(hip_path, root), self.pipeline,
+                                       self.revision()),
             variant=f"gen_{gen_idx}" if isinstance(gen_idx, int) and not isinstance(gen_idx, bool) else None,
             verification=self._verification(record, meta),
         )

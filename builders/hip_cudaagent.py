@@ -33,11 +33,10 @@ import dataclasses
 import json
 from typing import Iterator, Optional
 
-from kvdata.builders.base import Item, Source, open_fs
+from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
     is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, relative, tree_license
-from kvdata.licenses import normalize_spdx
+from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, relative
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 DEFAULT_FILES = "*.jsonl"
@@ -63,7 +62,7 @@ def verification_from_record(value) -> Optional[Verification]:
     return Verification(**kept) if kept else None
 
 
-class HipCudaAgentSource(Source):
+class HipCudaAgentSource(UnitSource):
     """CUDA -> HIP translations with their PyTorch references, one JSON object per line.
 
     Options: ``files`` (glob under the root, default ``*.jsonl``), ``license``, ``allow``,
@@ -76,20 +75,18 @@ class HipCudaAgentSource(Source):
     description = "HIP-CudaAgent: PyTorch references with HIP extensions translated from CUDA"
     options_known = COMMON_OPTIONS | {"files"}
 
-    def read(self) -> Iterator[Item]:
-        for unit in self.read_units():
-            yield self.unit_to_item(unit)
-
-    # ``read`` in two halves, so that the build can run the costly one (``unit_to_item``:
-    # JSON, license, parsing the reference) in worker processes.
+    # ``read`` (UnitSource) is ``unit_to_item`` over ``read_units``, so that the build can run
+    # the costly half (JSON, license, parsing the reference) in worker processes.
     def read_units(self) -> Iterator[tuple]:
         """One unit per input record: a Reject for a file-level problem, else (file name, line number, line)."""
-        fs, root = self._tree()
-        pattern = self.options.get("files", DEFAULT_FILES)
+        fs, root = self.tree()
+        pattern = self.option("files", DEFAULT_FILES)
         files = glob_sorted(fs, root, pattern)
         if not files:
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
             return
+        self.tree_license(fs, root)         # once, here: the pickled Source takes it to the workers
+        self.revision()
         for path in files:
             name = relative(path, root)
             raw = read_text(fs, path)
@@ -103,22 +100,10 @@ class HipCudaAgentSource(Source):
     def unit_to_item(self, unit) -> Item:
         if isinstance(unit, Reject):
             return unit
-        fs, root = self._tree()
-        return self._translation(fs, root, *unit, self.__dict__.setdefault("_licenses", {}))
+        fs, root = self.tree()
+        return self._translation(fs, root, *unit)
 
-    def _tree(self):
-        """(file system, root) of the tree, opened once per process."""
-        tree = self.__dict__.get("_opened")
-        if tree is None:
-            fs, root = open_fs(self.path)
-            tree = self.__dict__["_opened"] = (fs, root.rstrip("/"))
-        return tree
-
-    def __getstate__(self) -> dict:
-        """Sent to a worker without its open file system and caches (it makes its own)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_opened", "_licenses")}
-
-    def _translation(self, fs, root, name, lineno, line, licenses) -> Item:
+    def _translation(self, fs, root, name, lineno, line) -> Item:
         ref = f"{name}:{lineno}"
         try:
             record = json.loads(line)
@@ -130,7 +115,7 @@ class HipCudaAgentSource(Source):
             problem = check_code(record.get(field), field)
             if problem:
                 return self.reject(ref, *problem)
-        spdx, problem = self._license(fs, root, record.get("license"), licenses)
+        fields, problem = self.row_license(record["hip_code"], self.tree_license(fs, root), record.get("license"))
         if problem:
             return self.reject(ref, *problem)
         problem = check_hip_extension(record["hip_code"]) or check_reference(record["pytorch_code"])
@@ -146,25 +131,11 @@ class HipCudaAgentSource(Source):
         return KernelRecord(
             subset=self.config, source=self.name, language="hip", task_name=record["task_name"].strip(),
             pytorch_code=record["pytorch_code"], pytorch_functional_code=functional,
-            kernel_code=record["hip_code"], baseline_kernel_code=None, license=spdx,
+            kernel_code=record["hip_code"], baseline_kernel_code=None, **fields,
             provenance=self._provenance(record, name),
             variant=str(variant) if variant is not None else None,
             verification=verification_from_record(record.get("verification")),
         )
-
-    def _license(self, fs, root, declared, cache: dict):
-        """The record's license, else the ``license`` option, else the root LICENSE file (cached).
-
-        A record that names a license nobody recognises is rejected ``unknown_license``
-        rather than relabelled with the tree's license: its own statement is the stronger one.
-        """
-        if declared not in (None, "", []) and normalize_spdx(declared) is None:
-            return None, (RejectReason.UNKNOWN_LICENSE, f"record license {declared!r} is not a known SPDX name")
-        declared = declared if declared not in (None, "", []) else self.options.get("license")
-        key = json.dumps(declared, sort_keys=True, default=str)
-        if key not in cache:
-            cache[key] = tree_license(fs, root, declared, self.options)
-        return cache[key]
 
     def _provenance(self, record: dict, name: str):
         """Record fields (repo/path/commit/generator) win over options; the path defaults to the file."""
@@ -173,4 +144,4 @@ class HipCudaAgentSource(Source):
         options = {**self.options, **given}
         if "path" in given:  # an upstream path is used as is, without this tree's prefix
             options["path_prefix"] = ""
-        return make_provenance(self.path, options, given.get("path", name), self.pipeline)
+        return make_provenance(self.path, options, given.get("path", name), self.pipeline, self.revision())

@@ -35,11 +35,11 @@ import posixpath
 import re
 from typing import Iterator, Optional
 
-from kvdata.builders.base import Item, Source, open_fs
+from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_reference, \
-    is_problem, list_files, make_provenance, read_functional, read_text, relative, tree_license, \
+    is_problem, list_files, make_provenance, read_functional, read_text, relative, \
     verification_from_options
-from kvdata.schema import KernelRecord, RejectReason
+from kvdata.schema import KernelRecord, Reject, RejectReason
 
 MODULE_DIR = "pytorch_code_module"
 FUNCTIONAL_DIR = "pytorch_code_functional"
@@ -76,7 +76,7 @@ def guessed_task(stem: str) -> str:
     return m.group("task") if m else stem
 
 
-class HipGpuModeSource(Source):
+class HipGpuModeSource(UnitSource):
     """PyTorch module + functional references with HIP extension variants (hip_code/, hip_opt/).
 
     Options: ``license`` (declared SPDX name; else the root LICENSE file), ``allow`` (an SPDX
@@ -90,19 +90,23 @@ class HipGpuModeSource(Source):
     description = "HIP-GPUMode: PyTorch references with several HIP extension variants per task"
     options_known = COMMON_OPTIONS
 
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
-        root = root.rstrip("/")
+    # ``read`` (UnitSource) is ``unit_to_item`` over ``read_units``: listing the tree and the
+    # license are done once, in the main process; reading and checking a variant and its
+    # references (the costly half) can run in the build's worker processes.
+    def read_units(self) -> Iterator[object]:
+        """A Reject for a tree-level problem or a task without variants, else one
+        ``(hip path, variant, task or None, tree license)`` per ``.hip`` file."""
+        fs, root = self.tree()
         module_dir = posixpath.join(root, MODULE_DIR)
         if not _is_dir(fs, module_dir):
             yield self.reject(self.path, RejectReason.MISSING_FILE, f"{MODULE_DIR}/ not found under {self.path}")
             return
         modules = {relative(p, module_dir)[:-3]: p for p in list_files(fs, module_dir, ".py")
                    if "/" not in relative(p, module_dir)}  # one level: <task>.py
-        spdx, license_problem = tree_license(fs, root, self.options.get("license"), self.options)
+        license_ = self.tree_license(fs, root)
+        self.revision()
         tasks = set(modules)
         with_variant: set[str] = set()
-        references: dict[str, tuple] = {}
         for variant_dir in VARIANT_DIRS:
             folder = posixpath.join(root, variant_dir)
             for hip_path in list_files(fs, folder, ".hip"):
@@ -110,24 +114,31 @@ class HipGpuModeSource(Source):
                 task = task_of_variant(stem, tasks)
                 if task is not None:
                     with_variant.add(task)
-                yield self._variant(fs, root, hip_path, f"{variant_dir}/{stem}", task,
-                                    references, spdx, license_problem)
+                yield hip_path, f"{variant_dir}/{stem}", task, license_
         for task in sorted(tasks - with_variant):
             yield self.reject(relative(modules[task], root), RejectReason.NO_KERNEL,
                               f"task {task} has no HIP variant under {' or '.join(VARIANT_DIRS)}/")
 
+    def unit_to_item(self, unit) -> Item:
+        if isinstance(unit, Reject):
+            return unit
+        hip_path, variant, task, tree = unit
+        fs, root = self.tree()
+        return self._variant(fs, root, hip_path, variant, task, self.per_process("references", dict), tree)
+
     # ------------------------------------------------------------- one variant file
-    def _variant(self, fs, root, hip_path, variant, task, references, spdx, license_problem) -> Item:
+    def _variant(self, fs, root, hip_path, variant, task, references, tree) -> Item:
         ref = relative(hip_path, root)
         if task is None:
             return self.reject(ref, RejectReason.MISSING_FILE,
                                f"no {MODULE_DIR}/<task>.py for variant {variant} "
                                f"(task would be {guessed_task(variant.split('/', 1)[1])!r})")
-        if license_problem:
-            return self.reject(ref, *license_problem)
         kernel = read_text(fs, hip_path)
         if is_problem(kernel):
             return self.reject(ref, *kernel)
+        license_, problem = self.row_license(kernel, tree)
+        if problem:
+            return self.reject(ref, *problem)
         problem = check_hip_extension(kernel)
         if problem:
             return self.reject(ref, *problem)
@@ -141,7 +152,8 @@ class HipGpuModeSource(Source):
         return KernelRecord(
             subset=self.config, source=self.name, language="hip", task_name=task,
             pytorch_code=module, pytorch_functional_code=functional, kernel_code=kernel,
-            license=spdx, provenance=make_provenance(self.path, self.options, ref, self.pipeline), variant=variant,
+            provenance=make_provenance(self.path, self.options, ref, self.pipeline, self.revision()), variant=variant,
+            **license_,
             verification=verification_from_options(self.options),
         )
 

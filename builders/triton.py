@@ -15,8 +15,12 @@
 Every Source yields exactly one ``KernelRecord`` or one ``Reject`` per input record (a
 table row, a JSONL line, an array element, a kernel file) and never raises on bad input.
 A file that cannot be split into records at all (not JSON, not parquet, not UTF-8) counts
-as one input record and yields one Reject. Options are checked when the Source is made: an
-unknown option is a configuration mistake and raises ``TypeError`` at once.
+as one input record and yields one Reject. Options are checked when the Source is made
+(``options_known``, ``check_options``): an unknown option or a value that cannot be used is a
+configuration mistake and raises ``SourceOptionError`` at once. Each adapter is a
+``UnitSource``: ``read_units`` lists and decodes, ``unit_to_item`` checks and builds the row
+(the part the build runs in its worker processes). The table readers are in
+:mod:`kvdata.builders.tables`.
 """
 from __future__ import annotations
 
@@ -26,165 +30,22 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Optional, Union
 
-from kvdata.builders.base import Item, Source, open_fs
+from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import (
     Problem,
     check_code,
     check_python,
     check_reference,
     check_triton_kernel,
-    decode,
     is_problem,
     read_text,
     today,
 )
-from kvdata.schema import KernelRecord, Provenance, RejectReason
+from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Row, iter_table
+from kvdata.schema import KernelRecord, Provenance, Reject, RejectReason
 
 LANGUAGE = "triton"
 CONFIG = "triton"
-DEFAULT_BATCH_SIZE = 1024
-TABLE_SUFFIXES = (".jsonl", ".json", ".parquet")
-
-Row = Union[dict, Problem]
-
-
-# =============================================================== reading tables
-def list_input_files(fs, root: str, suffixes: Iterable[str] = TABLE_SUFFIXES) -> Union[list[str], Problem]:
-    """The table files a Source reads: ``root`` itself, or the matching files under a folder, sorted.
-
-    Sorted order keeps item order (and so dedup winners) the same from one build to the next.
-    """
-    suffixes = tuple(suffixes)
-    try:
-        if not fs.exists(root):
-            return RejectReason.MISSING_FILE, f"{root} does not exist"
-        if not fs.isdir(root):
-            return [root]
-        found = [p for p in fs.find(root) if str(p).lower().endswith(suffixes)]
-    except OSError as e:
-        return RejectReason.UNREADABLE, f"{root}: {e}"
-    if not found:
-        return RejectReason.MISSING_FILE, f"{root} holds no {'/'.join(suffixes)} file"
-    return sorted(str(p) for p in found)
-
-
-def iter_json_array(fs, path: str) -> Iterator[tuple[str, Row]]:
-    """(ref, element) for each element of a JSON array file; one problem if the file is not one."""
-    text = read_text(fs, path)
-    if is_problem(text):
-        yield path, text
-        return
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        yield path, (RejectReason.BAD_JSON, f"{path}: not JSON ({e.msg} at line {e.lineno})")
-        return
-    if isinstance(data, dict):      # a single object is a table of one
-        data = [data]
-    if not isinstance(data, list):
-        yield path, (RejectReason.BAD_JSON, f"{path}: expected a JSON array of objects, got {type(data).__name__}")
-        return
-    for i, element in enumerate(data):
-        yield f"{path}[{i}]", element
-
-
-def iter_jsonl(fs, path: str) -> Iterator[tuple[str, Row]]:
-    """(ref, object) for each non-blank line of a JSONL file, streamed line by line.
-
-    A file whose first non-blank byte is ``[`` is a JSON array despite its name (as
-    TritonBench-T ships its ``.jsonl``) and is read as one.
-    """
-    try:
-        with fs.open(path, "rb") as f:
-            head = f.read(4096).lstrip()
-    except OSError as e:
-        yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
-        return
-    if head.startswith(b"["):
-        yield from iter_json_array(fs, path)
-        return
-    try:
-        with fs.open(path, "rb") as f:
-            for lineno, raw in enumerate(f, start=1):
-                if not raw.strip():
-                    continue
-                ref = f"{path}:{lineno}"
-                line = decode(raw, ref)
-                if is_problem(line):
-                    yield ref, line
-                    continue
-                try:
-                    yield ref, json.loads(line)
-                except json.JSONDecodeError as e:
-                    yield ref, (RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg})")
-    except OSError as e:
-        yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
-
-
-def iter_parquet(fs, path: str, columns: Optional[Iterable[str]] = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[tuple[str, Row]]:
-    """(ref, row dict) for each row of a parquet file, read in record batches.
-
-    Only ``columns`` that the file has are read (KernelBook rows carry large code columns
-    we do not need). A file pyarrow cannot open counts as one unreadable record.
-    """
-    import pyarrow.parquet as pq
-
-    try:
-        f = fs.open(path, "rb")
-    except OSError as e:
-        yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
-        return
-    with f:
-        try:
-            pf = pq.ParquetFile(f)
-        except Exception as e:  # pyarrow raises ArrowInvalid, OSError...: any means "not parquet"
-            yield path, (RejectReason.UNREADABLE, f"{path}: not a parquet file ({e})")
-            return
-        names = pf.schema_arrow.names
-        wanted = None if columns is None else [c for c in dict.fromkeys(columns) if c in names]
-        index = 0
-        for batch in pf.iter_batches(batch_size=batch_size, columns=wanted):
-            for row in batch.to_pylist():
-                yield f"{path}[{index}]", row
-                index += 1
-
-
-def iter_table(fs, path: str, columns: Optional[Iterable[str]] = None,
-               batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[tuple[str, Row]]:
-    """(ref, row) for every record of a JSON/JSONL/parquet file or of every such file in a folder."""
-    files = list_input_files(fs, path)
-    if is_problem(files):
-        yield path, files
-        return
-    for file in files:
-        lower = file.lower()
-        if lower.endswith(".parquet"):
-            yield from iter_parquet(fs, file, columns, batch_size)
-        elif lower.endswith(".jsonl"):
-            yield from iter_jsonl(fs, file)
-        else:
-            yield from iter_json_array(fs, file)
-
-
-# =============================================================== licenses
-def license_from_declared(record_value: Any, option_value: Any) -> tuple[Optional[str], Optional[Problem]]:
-    """(SPDX id, None) from a record's own license field, else the Source's ``license`` option.
-
-    A record that names a license we cannot map is rejected rather than given the
-    Source-wide fallback: the record's own word is the better evidence, and it says
-    something other than the fallback.
-    """
-    from kvdata.licenses import normalize_spdx
-
-    for where, declared in (("record", record_value), ("`license` option", option_value)):
-        if declared is None or declared == "" or (isinstance(declared, (list, tuple)) and not declared):
-            continue
-        spdx = normalize_spdx(declared)
-        if spdx:
-            return spdx, None
-        return None, (RejectReason.UNKNOWN_LICENSE, f"{where} license {declared!r} maps to no SPDX id")
-    return None, (RejectReason.MISSING_LICENSE, "the record names no license and the source has no `license` option")
 
 
 # =============================================================== checks and assembly
@@ -232,38 +93,47 @@ def str_or_none(value: Any) -> Optional[str]:
     return None if value is None else str(value)
 
 
-class TritonSource(Source):
-    """What the four Triton adapters share: options, the checks and the making of a row."""
+#: The options every Triton adapter takes, with their defaults (an adapter adds its own).
+TRITON_OPTIONS: dict[str, Any] = {
+    "name": None, "subset": CONFIG, "license": None, "pipeline": None, "generator": None,
+    "commit": None, "batch_size": DEFAULT_BATCH_SIZE,
+}
+
+
+class TritonSource(UnitSource):
+    """What the four Triton adapters share: options, the checks and the making of a row.
+
+    Each adapter declares ``option_defaults`` (``TRITON_OPTIONS`` plus its own) and
+    ``options_known`` (their names); ``self.option(key)`` reads a value.
+    """
 
     config: ClassVar[str] = CONFIG
-    #: option name -> default. ``name`` (the accounting key) is known to every Source.
-    defaults: ClassVar[dict[str, Any]] = {}
-    _common_defaults: ClassVar[dict[str, Any]] = {
-        "name": None, "subset": CONFIG, "license": None, "pipeline": None, "generator": None,
-        "commit": None, "batch_size": DEFAULT_BATCH_SIZE,
-    }
+    option_defaults: ClassVar[dict[str, Any]] = TRITON_OPTIONS
+    options_known: ClassVar[frozenset[str]] = frozenset(TRITON_OPTIONS)
+    #: Options that are true/false (YAML booleans, or true/false/yes/no/1/0 as text).
+    flags: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, path: str, **options) -> None:
-        known = {**self._common_defaults, **self.defaults}
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise TypeError(f"{self.kind}: unknown option(s) {unknown}; known options: {sorted(known)}")
-        super().__init__(path, **options)
-        self.settings = {**known, **options}
-
-    def option(self, key: str) -> Any:
-        return self.settings[key]
+    def check_options(self) -> None:
+        batch_size = self.option("batch_size")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise self.option_error(f"`batch_size` must be a positive integer, got {batch_size!r}")
+        for key in self.flags:
+            self.flag(key)
 
     def provenance(self, **fields) -> Provenance:
         """Provenance with the Source-wide options as defaults for what a record does not say."""
+        revision = self.revision()
         base = {"pipeline": self.option("pipeline"), "generator": self.option("generator"),
-                "commit": self.option("commit"), "retrieved": today()}
+                "commit": self.option("commit") or revision.commit, "dirty": revision.dirty, "retrieved": today()}
         base.update({k: str_or_none(v) for k, v in fields.items() if v is not None})
         return Provenance(**base)
 
-    def make_item(self, ref: str, draft: Draft, license_: tuple[Optional[str], Optional[Problem]],
+    def make_item(self, ref: str, draft: Draft, declared: Any = None, tree=None,
                   require_reference: bool = False, code_checked: bool = False) -> Item:
         """Check a draft and turn it into a KernelRecord, or the first problem into a Reject.
+
+        The license (``Source.row_license``): the kernel file's own header, else ``declared`` (the
+        record's license field), else ``tree`` (default: the ``license`` option alone).
 
         ``code_checked``: the adapter has already checked both codes its own way (KernelBook,
         whose classes are not called ``Model``); only the name, text and license are checked.
@@ -274,14 +144,15 @@ class TritonSource(Source):
                                draft.pytorch_functional_code, draft.variant)
             or (None if code_checked else check_triton_kernel(draft.kernel_code))
             or (None if code_checked else self.check_reference_of(draft, require_reference))
-            or license_[1]
         )
+        if not problem:
+            fields, problem = self.row_license(draft.kernel_code, tree or self.declared_tree(), declared)
         if problem:
             return self.reject(ref, problem[0], with_task(draft.task_name, problem[1]))
         return KernelRecord(
             subset=str(self.option("subset")), source=self.name, language=LANGUAGE,
             task_name=draft.task_name.strip(), pytorch_code=draft.pytorch_code,
-            kernel_code=draft.kernel_code, license=license_[0],
+            kernel_code=draft.kernel_code, **fields,
             provenance=draft.provenance or self.provenance(),
             pytorch_functional_code=draft.pytorch_functional_code, variant=draft.variant,
         )
@@ -303,8 +174,9 @@ class TritonSource(Source):
 class TritonTableLikeSource(TritonSource):
     """The adapters that read (ref, row) pairs from tables (GitHub, KernelBook, table).
 
-    ``read`` is ``unit_to_item`` over ``read_units``; both halves are public so that the
-    build can run the costly one (parsing and checking code) in worker processes.
+    A unit is one ``(ref, row)`` of :func:`kvdata.builders.tables.iter_table`; ``read``
+    (UnitSource) is ``unit_to_item`` over ``read_units``, so the build can run the costly
+    half (parsing and checking code) in worker processes.
     """
 
     def table_columns(self) -> Optional[Iterable[str]]:
@@ -313,15 +185,11 @@ class TritonTableLikeSource(TritonSource):
 
     def read_units(self) -> Iterator[tuple[str, Row]]:
         """(ref, row) for every input record, cheap: the rows are only decoded, not checked."""
-        fs, root = open_fs(self.path)
-        yield from iter_table(fs, root, columns=self.table_columns(), batch_size=int(self.option("batch_size")))
+        fs, root = self.tree()
+        yield from iter_table(fs, root, columns=self.table_columns(), batch_size=self.option("batch_size"))
 
     def unit_to_item(self, unit: tuple[str, Row]) -> Item:
         return self.row_to_item(*unit)
-
-    def read(self) -> Iterator[Item]:
-        for unit in self.read_units():
-            yield self.unit_to_item(unit)
 
     def row_to_item(self, ref: str, row: Row) -> Item:
         raise NotImplementedError
@@ -342,10 +210,11 @@ class TritonGithubSource(TritonTableLikeSource):
 
     kind: ClassVar[str] = "triton_github"
     description: ClassVar[str] = "GitHub-mined Triton kernels, TritonBench-G JSON form"
-    defaults: ClassVar[dict[str, Any]] = {
+    option_defaults: ClassVar[dict[str, Any]] = {**TRITON_OPTIONS,
         "code_field": "output", "repo_field": "repo", "file_field": "file",
         "reference_field": "pytorch_code", "license_field": "license", "pipeline": "github-mined",
     }
+    options_known: ClassVar[frozenset[str]] = frozenset(option_defaults)
 
     def row_to_item(self, ref: str, row: Row) -> Item:
         if is_problem(row):
@@ -361,9 +230,8 @@ class TritonGithubSource(TritonTableLikeSource):
             pytorch_code=row.get(self.option("reference_field")) if self.option("reference_field") else None,
             provenance=self.provenance(repo=row.get(self.option("repo_field")), path=file),
         )
-        license_ = license_from_declared(row.get(self.option("license_field")) if self.option("license_field") else None,
-                                         self.option("license"))
-        return self.make_item(ref, draft, license_)
+        declared = row.get(self.option("license_field")) if self.option("license_field") else None
+        return self.make_item(ref, draft, declared)
 
 
 # =============================================================== (b) KernelBook
@@ -429,9 +297,11 @@ class TritonKernelBookSource(TritonTableLikeSource):
 
     kind: ClassVar[str] = "triton_kernelbook"
     description: ClassVar[str] = "PyTorch->Triton pairs, KernelBook parquet form"
-    defaults: ClassVar[dict[str, Any]] = {
-        "kernelbench_aliases": True, "pipeline": "kernelbook", "generator": "torch-inductor",
+    option_defaults: ClassVar[dict[str, Any]] = {
+        **TRITON_OPTIONS, "kernelbench_aliases": True, "pipeline": "kernelbook", "generator": "torch-inductor",
     }
+    options_known: ClassVar[frozenset[str]] = frozenset(option_defaults)
+    flags: ClassVar[tuple[str, ...]] = ("kernelbench_aliases",)
 
     def table_columns(self) -> Optional[Iterable[str]]:
         return KERNELBOOK_COLUMNS
@@ -452,23 +322,22 @@ class TritonKernelBookSource(TritonTableLikeSource):
                    or self.check_entry_point(python_code, triton_code, entry))
         if problem:
             return self.reject(ref, problem[0], with_task(entry, problem[1]))
-        if self.option("kernelbench_aliases") and entry != "Model":
+        if self.flag("kernelbench_aliases") and entry != "Model":
             python_code = python_code.rstrip("\n") + "\n" + kernelbench_alias(entry, "Model")
             triton_code = triton_code.rstrip("\n") + "\n" + kernelbench_alias(f"{entry}New", "ModelNew")
         draft = Draft(
             task_name=entry, kernel_code=triton_code, pytorch_code=python_code,
             provenance=self.provenance(repo=row.get("repo_name"), path=row.get("module_name"), commit=row.get("sha")),
         )
-        license_ = license_from_declared(row.get("licenses"), self.option("license"))
         # Both codes were parsed and checked above, the KernelBook way; parsing is most of the cost.
-        return self.make_item(ref, draft, license_, code_checked=True)
+        return self.make_item(ref, draft, row.get("licenses"), code_checked=True)
 
     def check_entry_point(self, python_code: str, triton_code: str, entry: str) -> Optional[Problem]:
         if not defines_class(python_code, entry):
             return RejectReason.NO_MODEL_CLASS, f"python_code defines no class {entry} (the entry point)"
         if not _GET_INPUTS.search(python_code):
             return RejectReason.NO_GET_INPUTS, "python_code defines no `get_inputs()`"
-        if self.option("kernelbench_aliases") and not defines_class(triton_code, f"{entry}New"):
+        if self.flag("kernelbench_aliases") and not defines_class(triton_code, f"{entry}New"):
             return RejectReason.NO_KERNEL, f"triton_code defines no class {entry}New to run its kernels"
         return None
 
@@ -493,13 +362,23 @@ class TritonKernelBenchSource(TritonSource):
 
     kind: ClassVar[str] = "triton_kernelbench"
     description: ClassVar[str] = "Model/ModelNew agent outputs, KernelBench folder form"
-    defaults: ClassVar[dict[str, Any]] = {
-        "reference_file": "reference.py", "kernel_prefix": "kernel", "meta_file": "meta.json",
+    option_defaults: ClassVar[dict[str, Any]] = {
+        **TRITON_OPTIONS, "reference_file": "reference.py", "kernel_prefix": "kernel", "meta_file": "meta.json",
         "pipeline": "kernelbench-agent",
     }
+    options_known: ClassVar[frozenset[str]] = frozenset(option_defaults)
 
-    def read(self) -> Iterator[Item]:
-        fs, root = open_fs(self.path)
+    def check_options(self) -> None:
+        super().check_options()
+        for key in ("reference_file", "kernel_prefix", "meta_file"):
+            if not isinstance(self.option(key), str) or not self.option(key):
+                raise self.option_error(f"`{key}` must be a non-empty file name, got {self.option(key)!r}")
+
+    def read_units(self) -> Iterator[Any]:
+        """A Reject for a tree- or task-level problem, else one
+        ``(task dir, kernel path, reference, meta, license)`` per kernel file; the task's
+        reference and meta.json are read once, the kernel file in ``unit_to_item``."""
+        fs, root = self.tree()
         try:
             if not fs.isdir(root):
                 reason = RejectReason.UNREADABLE if fs.exists(root) else RejectReason.MISSING_FILE
@@ -509,7 +388,6 @@ class TritonKernelBenchSource(TritonSource):
         except OSError as e:
             yield self.reject(root, RejectReason.UNREADABLE, f"{root}: {e}")
             return
-        tree_license: Optional[tuple] = None   # resolved once, when first needed
         for task_dir in tasks:
             kernels = self.kernel_files(fs, task_dir)
             if not kernels:
@@ -518,17 +396,17 @@ class TritonKernelBenchSource(TritonSource):
                 continue
             meta = self.read_meta(fs, task_dir)
             reference = read_text(fs, posixpath.join(task_dir, self.option("reference_file")))
-            if not is_problem(meta) and meta.get("license") is None and self.option("license") is None:
-                if tree_license is None:
-                    from kvdata.licenses import resolve_license
-
-                    tree_license = resolve_license(fs, root)
-                license_ = tree_license
-            else:
-                license_ = license_from_declared(None if is_problem(meta) else meta.get("license"),
-                                                 self.option("license"))
+            declared = None if is_problem(meta) else meta.get("license")
+            # the tree's LICENSE is read (once, here in the main process) only when a task needs it
+            tree = self.tree_license(fs, root) if declared is None and self.option("license") is None else None
             for kernel_path in kernels:
-                yield self.kernel_to_item(fs, root, task_dir, kernel_path, reference, meta, license_)
+                yield task_dir, kernel_path, reference, meta, (declared, tree)
+
+    def unit_to_item(self, unit) -> Item:
+        if isinstance(unit, Reject):
+            return unit
+        fs, root = self.tree()
+        return self.kernel_to_item(fs, root, *unit)
 
     def kernel_files(self, fs, task_dir: str) -> list[str]:
         prefix = self.option("kernel_prefix")
@@ -555,6 +433,7 @@ class TritonKernelBenchSource(TritonSource):
         return meta
 
     def kernel_to_item(self, fs, root: str, task_dir: str, kernel_path: str, reference, meta, license_) -> Item:
+        declared, tree = license_
         if is_problem(meta):
             return self.reject(kernel_path, *meta)
         if is_problem(reference):
@@ -571,7 +450,7 @@ class TritonKernelBenchSource(TritonSource):
             provenance=self.provenance(path=rel, repo=meta.get("repo"), commit=meta.get("commit"),
                                        generator=meta.get("generator"), pipeline=meta.get("pipeline")),
         )
-        return self.make_item(kernel_path, draft, license_, require_reference=True)
+        return self.make_item(kernel_path, draft, declared, tree, require_reference=True)
 
 
 # =============================================================== (d) any table + column mapping
@@ -594,16 +473,19 @@ class TritonTableSource(TritonTableLikeSource):
 
     kind: ClassVar[str] = "triton_table"
     description: ClassVar[str] = "any JSONL/parquet table of Triton kernels, with a column mapping"
-    defaults: ClassVar[dict[str, Any]] = {"columns": None, "require_reference": True}
+    option_defaults: ClassVar[dict[str, Any]] = {**TRITON_OPTIONS, "columns": None, "require_reference": True}
+    options_known: ClassVar[frozenset[str]] = frozenset(option_defaults)
+    flags: ClassVar[tuple[str, ...]] = ("require_reference",)
 
-    def __init__(self, path: str, **options) -> None:
-        super().__init__(path, **options)
+    def check_options(self) -> None:
+        super().check_options()
         mapping = self.option("columns") or {}
         if not isinstance(mapping, dict):
-            raise TypeError(f"{self.kind}: `columns` must be a mapping of field -> column, got {mapping!r}")
+            raise self.option_error(f"`columns` must be a mapping of field -> column, got {mapping!r}")
         unknown = sorted(set(mapping) - set(TABLE_FIELDS))
         if unknown:
-            raise TypeError(f"{self.kind}: unknown field(s) in `columns`: {unknown}; known: {sorted(TABLE_FIELDS)}")
+            raise self.option_error(f"unknown field(s) in `columns`: {unknown}; known: {sorted(TABLE_FIELDS)}")
+        #: logical field -> the table's column (checked above, so kept here once)
         self.columns = {**TABLE_FIELDS, **{k: str(v) for k, v in mapping.items()}}
 
     def table_columns(self) -> Optional[Iterable[str]]:
@@ -625,5 +507,4 @@ class TritonTableSource(TritonTableLikeSource):
             variant=None if variant is None else str(variant),
             provenance=self.provenance(**{k: self.field(row, k) for k in ("repo", "path", "commit", "generator", "pipeline")}),
         )
-        license_ = license_from_declared(self.field(row, "license"), self.option("license"))
-        return self.make_item(ref, draft, license_, require_reference=bool(self.option("require_reference")))
+        return self.make_item(ref, draft, self.field(row, "license"), require_reference=self.flag("require_reference"))

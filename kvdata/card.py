@@ -7,6 +7,7 @@ numbers out. The YAML front matter comes from :func:`kvdata.hub.card_metadata`.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +95,11 @@ def collect_card_data(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> di
 
     sources, reasons = [], []
     for name, acc in accounting["sources"].items():
-        sources.append({**acc, "name": name,
+        origin = {"repo": None, "commit": None, "dirty": None, "license": None, "license_full": None,
+                  **(acc.get("origin") or {})}
+        commit = origin["commit"] or ""
+        origin["commit_short"] = commit[:12] if re.fullmatch(r"[0-9a-f]{40}", commit) else commit
+        sources.append({**acc, "name": name, "origin": origin,
                         "dup_exact": acc["duplicates"].get("duplicate_exact", 0),
                         "dup_near": acc["duplicates"].get("duplicate_near", 0)})
         reasons.extend((name, reason, n) for reason, n in acc["rejected"].items())

@@ -27,6 +27,27 @@ REJECTS_FILE = "rejects.parquet"
 DUPLICATE_REASONS = frozenset({RejectReason.DUPLICATE_EXACT.value, RejectReason.DUPLICATE_NEAR.value})
 
 
+@dataclass(frozen=True)
+class SourceOrigin:
+    """Where a Source's rows came from, for the card's per-source table.
+
+    ``license``: the license of the tree's own code (what a row without a header of its own
+    gets); ``license_full``: every notice of the tree's license files, third-party ones
+    included (``kvdata.licenses.TreeLicense``); ``license_files``: the files read.
+    """
+
+    repo: Optional[str] = None
+    commit: Optional[str] = None
+    dirty: Optional[bool] = None
+    license: Optional[str] = None
+    license_full: Optional[str] = None
+    license_files: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"repo": self.repo, "commit": self.commit, "dirty": self.dirty, "license": self.license,
+                "license_full": self.license_full, "license_files": list(self.license_files)}
+
+
 @dataclass
 class SourceAccount:
     """The counts of one Source (keyed by ``Source.name``)."""
@@ -39,6 +60,7 @@ class SourceAccount:
     kept: int = 0
     rejected: Counter = field(default_factory=Counter)     # reason -> n (duplicates excluded)
     duplicates: Counter = field(default_factory=Counter)   # duplicate_exact / duplicate_near -> n
+    origin: Optional[SourceOrigin] = None
 
     @property
     def rejected_total(self) -> int:
@@ -59,6 +81,7 @@ class SourceAccount:
             "rejected": dict(sorted(self.rejected.items())), "rejected_total": self.rejected_total,
             "duplicates": dict(sorted(self.duplicates.items())), "duplicates_total": self.duplicates_total,
             "reconciles": self.reconciles,
+            "origin": self.origin.to_dict() if self.origin is not None else None,
         }
 
 
@@ -110,6 +133,11 @@ class Ledger:
         elif path and path not in account.path.split(";"):
             account.path = f"{account.path};{path}" if account.path else path
         return account
+
+    def set_origin(self, name: str, origin: Optional[SourceOrigin]) -> None:
+        """Record where a Source's rows came from (its repo, commit and tree license)."""
+        if origin is not None:
+            self._account(name).origin = origin
 
     def _account(self, name: str) -> SourceAccount:
         return self.accounts.get(name) or self.open_source(name)

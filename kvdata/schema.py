@@ -54,6 +54,7 @@ class RejectReason(str, Enum):
     MALFORMED = "malformed"                  # structure broken: unclosed comment / group, duplicated entry
     NO_DECLARATION = "no_declaration"        # a documented API group that declares no function
     UNGROUNDED = "ungrounded"                # QA answer not found in the text it was mined from
+    BOILERPLATE = "boilerplate"              # QA answer repeated across the tree, or nothing beyond a type
     DUPLICATE_EXACT = "duplicate_exact"      # same normalised text as a kept row
     DUPLICATE_NEAR = "duplicate_near"        # MinHash near-duplicate of a kept row
     OTHER = "other"                          # anything else a builder caught; the message says what
@@ -72,6 +73,7 @@ class Provenance:
     retrieved: Optional[str] = None     # ISO date the input was read
     line_start: Optional[int] = None    # 1-based, inclusive (QA)
     line_end: Optional[int] = None      # 1-based, inclusive (QA)
+    dirty: Optional[bool] = None        # the git checkout had uncommitted changes when read (null: not a checkout)
 
 
 @dataclass
@@ -104,12 +106,14 @@ class KernelRecord:
     task_name: str
     pytorch_code: Optional[str]         # KernelBench-style reference; null only for mined kernels without one
     kernel_code: str
-    license: str                        # SPDX id
+    license: str                        # SPDX expression
     provenance: Provenance
     pytorch_functional_code: Optional[str] = None
     baseline_kernel_code: Optional[str] = None   # hip2hip: the code before optimisation
     verification: Optional[Verification] = None
     variant: Optional[str] = None       # distinguishes several kernels for one task
+    license_source: Optional[str] = None    # "file" (its own header), "declared" or "tree" (kvdata.licenses)
+    license_relied_on: Optional[str] = None  # the part of an OR expression the build's allow-list relied on
     id: str = ""                        # filled by ``stable_id`` when empty
 
     def __post_init__(self) -> None:
@@ -131,8 +135,10 @@ class QARecord:
     question: str
     answer: str
     symbol: str                         # API name, e.g. "rocblas_sgemm"
-    license: str
+    license: str                        # SPDX expression
     provenance: Provenance
+    license_source: Optional[str] = None    # "file", "declared" or "tree" (kvdata.licenses)
+    license_relied_on: Optional[str] = None  # the part of an OR expression the build's allow-list relied on
     id: str = ""
 
     def __post_init__(self) -> None:
@@ -177,7 +183,7 @@ def _to_row(obj: Any) -> dict[str, Any]:
 PROVENANCE_TYPE = pa.struct([
     ("repo", pa.string()), ("path", pa.string()), ("commit", pa.string()),
     ("pipeline", pa.string()), ("generator", pa.string()), ("retrieved", pa.string()),
-    ("line_start", pa.int64()), ("line_end", pa.int64()),
+    ("line_start", pa.int64()), ("line_end", pa.int64()), ("dirty", pa.bool_()),
 ])
 
 VERIFICATION_TYPE = pa.struct([
@@ -201,6 +207,8 @@ KERNEL_SCHEMA = pa.schema([
     pa.field("kernel_code", pa.string(), nullable=False),
     pa.field("baseline_kernel_code", pa.string()),
     pa.field("license", pa.string(), nullable=False),
+    pa.field("license_source", pa.string()),
+    pa.field("license_relied_on", pa.string()),
     pa.field("provenance", PROVENANCE_TYPE, nullable=False),
     pa.field("verification", VERIFICATION_TYPE),
 ])
@@ -214,6 +222,8 @@ QA_SCHEMA = pa.schema([
     pa.field("answer", pa.string(), nullable=False),
     pa.field("symbol", pa.string(), nullable=False),
     pa.field("license", pa.string(), nullable=False),
+    pa.field("license_source", pa.string()),
+    pa.field("license_relied_on", pa.string()),
     pa.field("provenance", PROVENANCE_TYPE, nullable=False),
 ])
 

@@ -14,8 +14,7 @@ from kvdata.builders.common import hub_location
 from kvdata.builders.hip_gpumode import HipGpuModeSource, task_of_variant
 from kvdata.schema import KernelRecord, Reject, RejectReason
 
-LICENSE = "Permission is hereby granted, free of charge, to any person obtaining a copy ... " \
-          "The above copyright notice and this permission notice shall be included in all copies.\n"
+LICENSE = (Path(__file__).parent / "license_redteam" / "trees" / "mit_tree_with_gpl_file" / "LICENSE").read_text()
 MODULE = '''import torch
 import torch.nn as nn
 
@@ -136,7 +135,7 @@ def test_sample_cudaagent_accounting(sample_dir):
     assert sorted(RejectReason(r.reason).value for r in rejects) == sorted(
         ["bad_json", "no_get_inputs", "empty_code", "unknown_license"])
     # GPL is kept by the Source (the build's allow-list drops it), unless the Source is given one
-    assert [k.license for k in kept if k.task_name == "16_Copyleft"] == ["GPL-3.0"]
+    assert [k.license for k in kept if k.task_name == "16_Copyleft"] == ["GPL-3.0-only"]
     _, rejects = split(list(HipCudaAgentSource(str(root), allow=["MIT", "Apache-2.0"]).read()))
     assert Counter(RejectReason(r.reason) for r in rejects)[RejectReason.LICENSE_NOT_ALLOWED] == 1
     assert set(json.loads((root / "expected.json").read_text())) == {k.provenance.path for k in kept}
@@ -229,7 +228,7 @@ def test_gpumode_license_problems_reject_every_record(tmp_path):
     kept, _ = split(list(HipGpuModeSource(str(root), license="BSD-3-Clause").read()))
     assert [k.license for k in kept] == ["BSD-3-Clause"] * 2
     kept, _ = split(list(HipGpuModeSource(str(root), license="GPL-3.0").read()))
-    assert [k.license for k in kept] == ["GPL-3.0"] * 2
+    assert [k.license for k in kept] == ["GPL-3.0-only"] * 2
     _, rejects = split(list(HipGpuModeSource(str(root), license="GPL-3.0", allow="MIT").read()))
     assert [r.reason for r in rejects] == [RejectReason.LICENSE_NOT_ALLOWED] * 2
 

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from kvdata.builders import source_class
+from kvdata.builders.base import SourceOptionError
 from kvdata.builders.qa_rocm import (KINDS, Entry, LineIndex, QaRocmSource, family_stem, group_label,
                                      is_grounded)
 from kvdata.schema import QARecord, Reject, RejectReason, arrow_schema
@@ -211,9 +212,9 @@ def test_ungrounded_entry_becomes_reject(fixture_tree):
     source = QaRocmSource(str(fixture_tree))
     index = LineIndex("line one\nthe real text\nline three")
     kept = source._item(Entry("purpose", "q?", "the real text", "rocblas_x", 2, 2), "h.h", "h.h:2",
-                        "rocblas", "MIT", index)
+                        "rocblas", {"license": "MIT"}, index)
     made_up = source._item(Entry("purpose", "q?", "an invented answer", "rocblas_x", 2, 2), "h.h", "h.h:2",
-                           "rocblas", "MIT", index)
+                           "rocblas", {"license": "MIT"}, index)
     assert isinstance(kept, QARecord)
     assert isinstance(made_up, Reject) and made_up.reason == RejectReason.UNGROUNDED
     assert made_up.id == QARecord("rocblas", "rocblas", "purpose", "q?", "an invented answer", "rocblas_x",
@@ -279,8 +280,10 @@ def test_library_repo_and_options(tmp_path):
     records, _ = read_all(solver, library="rocblas", repo="me/fork", commit="abc123", subset="qa")
     assert {(r.library, r.provenance.repo, r.provenance.commit, r.subset) for r in records} == {
         ("rocblas", "me/fork", "abc123", "qa")}
-    with pytest.raises(ValueError):
+    with pytest.raises(SourceOptionError, match="cublas"):
         QaRocmSource(str(solver), library="cublas")
+    with pytest.raises(SourceOptionError, match="licence"):         # a typo is not silently ignored
+        QaRocmSource(str(solver), licence="MIT")
     records, _ = read_all(solver, docs="false")
     assert not {r.kind for r in records} & {"rst", "rst_functions"}
 
@@ -323,8 +326,177 @@ def test_sample_builds_with_one_reject_and_every_kind(sample_dir):
                 kinds[item.kind] += 1
                 rows.append(item.to_row())
     assert set(kinds) == set(KINDS)
-    assert [(r.source, r.reason) for r in rejects] == [("qa_rocblas", RejectReason.NO_DECLARATION)]
+    assert collections.Counter((r.source, r.reason) for r in rejects) == {
+        ("qa_rocblas", RejectReason.NO_DECLARATION): 1,
+        ("qa_rocblas", RejectReason.BOILERPLATE): 15,    # handle x8, incx x6, incy x4: the first of each kept
+        ("qa_rocsolver", RejectReason.BOILERPLATE): 6}   # `[in] rocblas_handle.`: nothing but its type
     table = pa.Table.from_pylist(rows, schema=arrow_schema("qa"))
     assert table.num_rows == sum(kinds.values())
     assert set(table.column("library").to_pylist()) == {"rocblas", "rocsolver"}
     assert set(table.column("license").to_pylist()) == {"MIT"}
+
+
+# ---------------------------------------------------------------- boilerplate parameter entries
+# Five groups written for this test. Per parameter, what the boilerplate rule must do:
+#   handle  `rocblas_handle.` in all five          : nothing beyond its type -> 5 rejects
+#   n       `[rocblas_int] number of entries.` x4,
+#           plus one markup/case variant (dot)      : one text x5 > 3 -> first (scal) kept, 4 rejects
+#   x       a different text in each group          : 5 kept
+#   incx    `[rocblas_int] stride of x.` x3          : 3 <= 3 -> all kept
+#           `rocblas_int.` x2 (swap, dot)           : its type only -> 2 rejects
+BOILER_GROUP = r"""/*! @{
+    \brief NAME does task K.
+    @param[in]
+    handle    rocblas_handle.
+    @param[in]
+    n         N_TEXT
+    @param[inout]
+    x         device pointer to the vector that NAME works on.
+    @param[in]
+    incx      INCX_TEXT
+*/
+ROCBLAS_EXPORT rocblas_status rocblas_sNAME(rocblas_handle handle, rocblas_int n, float* x, rocblas_int incx);
+ROCBLAS_EXPORT rocblas_status rocblas_dNAME(rocblas_handle handle, rocblas_int n, double* x, rocblas_int incx);
+//! @}
+"""
+BOILER_NAMES = ("scal", "axpy", "copy", "swap", "dot")
+
+
+def boiler_header() -> str:
+    parts = ["#include \"rocblas-export.h\"\n"]
+    for k, name in enumerate(BOILER_NAMES):
+        n_text = "[rocblas_int]  Number of entries" if name == "dot" else "[rocblas_int] number of entries."
+        incx_text = "[rocblas_int] stride of x." if k < 3 else "rocblas_int."
+        parts.append(BOILER_GROUP.replace("NAME", name).replace("K", str(k)).replace("N_TEXT", n_text)
+                     .replace("INCX_TEXT", incx_text))
+    return "\n".join(parts)
+
+
+def _parameter_of(record_or_reject_question: str) -> str:
+    return record_or_reject_question.split("`")[1]
+
+
+def test_boilerplate_parameters_are_rejected_with_a_reason(tmp_path):
+    root = write_tree(tmp_path / "rocBLAS", header=boiler_header(), docs=None)
+    raw, raw_rejects = read_all(root, boilerplate=False)
+    records, rejects = read_all(root)
+    assert raw_rejects == []
+    # every input record is still accounted for once: a boilerplate row becomes exactly one reject
+    assert len(records) + len(rejects) == len(raw)
+    assert {r.reason for r in rejects} == {RejectReason.BOILERPLATE}
+    kept = collections.Counter(_parameter_of(r.question) for r in records if r.kind == "parameter")
+    assert kept == {"n": 1, "x": 5, "incx": 3}
+    # the other kinds are untouched
+    assert [r for r in records if r.kind != "parameter"] == [r for r in raw if r.kind != "parameter"]
+    # a reject carries the id the row would have had
+    raw_by_id = {r.id: r for r in raw}
+    assert {r.id for r in rejects} == set(raw_by_id) - {r.id for r in records}
+    by_parameter = collections.defaultdict(list)
+    for reject in rejects:
+        by_parameter[_parameter_of(raw_by_id[reject.id].question)].append(reject)
+    assert {p: len(v) for p, v in by_parameter.items()} == {"handle": 5, "n": 4, "incx": 2}
+    for reject in by_parameter["handle"] + by_parameter["incx"]:
+        assert "says nothing beyond its type" in reject.message
+        p = raw_by_id[reject.id].provenance
+        assert reject.ref == f"{p.path}:{p.line_start}-{p.line_end}"
+    (first_n,) = [r for r in records if r.kind == "parameter" and _parameter_of(r.question) == "n"]
+    assert "rocblas_<type>scal" in first_n.question      # the first in file order is the one kept
+    where = f"{first_n.provenance.path}:{first_n.provenance.line_start}-{first_n.provenance.line_end}"
+    for reject in by_parameter["n"]:
+        assert first_n.id in reject.message and where in reject.message and "5 rows" in reject.message
+    # the markup/case variant of dot counts as the same text
+    assert any("rocblas_<type>dot" in m for m in (r.message for r in by_parameter["n"]))
+
+
+def test_boilerplate_threshold_and_switch(tmp_path):
+    root = write_tree(tmp_path / "rocBLAS", header=boiler_header(), docs=None)
+    parameters = lambda records: sum(r.kind == "parameter" for r in records)      # noqa: E731
+    assert parameters(read_all(root, boilerplate=False)[0]) == 20
+    assert parameters(read_all(root, boilerplate_repeats=5)[0]) == 13     # n x5 <= 5: only type-only go
+    assert parameters(read_all(root, boilerplate_repeats=2)[0]) == 7      # incx x3 > 2 collapses too
+    assert parameters(read_all(root, boilerplate="false")[0]) == 20
+    for bad in ({"boilerplate_repeats": 0}, {"boilerplate_repeats": "3"}, {"boilerplate": "sometimes"}):
+        with pytest.raises(SourceOptionError):
+            QaRocmSource(str(root), **bad)
+
+
+def test_kept_rows_stay_grounded_after_the_boilerplate_rule(tmp_path, sample_dir):
+    for root in (write_tree(tmp_path / "rocBLAS", header=boiler_header()), sample_dir / "qa_rocm" / "rocSOLVER"):
+        records, _ = read_all(root)
+        for r in records:
+            lines = (Path(root) / r.provenance.path).read_text().split("\n")
+            assert is_grounded(r.answer, "\n".join(lines[r.provenance.line_start - 1:r.provenance.line_end]))
+
+
+def test_type_only_rule_reads_the_declared_type():
+    from kvdata.builders.qa_rocm.boilerplate import is_type_only
+
+    def entry(name, description, *types):
+        return Entry("parameter", "q?", f"[in] {description}", "s", 1, 1, parameter=name,
+                     description=description, declared_types=types)
+
+    assert is_type_only(entry("handle", "rocblas_handle.", "rocblas_handle"))
+    assert is_type_only(entry("n", "[rocblas_int] n", "rocblas_int", "int64_t"))
+    assert is_type_only(entry("n", "the rocblas_int.", "rocblas_int"))
+    assert not is_type_only(entry("n", "rocblas_int. n >= 0.", "rocblas_int"))
+    assert not is_type_only(entry("handle", "rocblas_handle.", "rocblas_int"))   # not its declared type
+    assert not is_type_only(entry("handle", "handle to the library context", "rocblas_handle"))
+
+
+def test_parameter_types_of_a_declaration():
+    from kvdata.builders.qa_rocm.doxygen import Declaration, parameter_types
+
+    decl = Declaration("rocblas_sgemm_batched", "rocblas_status rocblas_sgemm_batched(rocblas_handle handle, "
+                       "rocblas_operation transA, const float* alpha, const float* const A[], rocblas_int lda, "
+                       "void (*callback)(int, int), int flags = 0)", 0, 0, 1, 1)
+    assert parameter_types(decl) == {"handle": "rocblas_handle", "transA": "rocblas_operation",
+                                     "alpha": "const float*", "A": "const float* const []",
+                                     "lda": "rocblas_int", "callback": "void (*)(int, int)", "flags": "int"}
+
+
+# ---------------------------------------------------------------- real trees (the mirrors, when present)
+MIRRORS = Path("/work/.mirror")
+
+
+def export_tree(repo: str, into: Path) -> Path:
+    """``git archive`` of an upstream mirror's headers, docs and license into ``into`` (skip if absent)."""
+    import subprocess
+
+    git_dir = MIRRORS / f"ROCm+{repo}" / "repo"
+    if not git_dir.is_dir():
+        pytest.skip(f"no mirror of ROCm/{repo} at {git_dir}")
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", "HEAD", "library/include", "docs",
+                              "LICENSE.md"], capture_output=True, check=False)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    if not list(into.glob("library/include/**/*.h")):
+        pytest.skip(f"the mirror of ROCm/{repo} has no library/include headers")
+    return into
+
+
+@pytest.mark.parametrize("repo", ["rocBLAS", "rocSOLVER"])
+def test_real_tree_boilerplate_is_collapsed(tmp_path, repo):
+    """On the upstream tree: no type-only parameter row and no parameter text more than 3 times survive,
+    every boilerplate reject replaces one row, and every kept row is grounded in its lines on disk."""
+    from kvdata.builders.qa_rocm.boilerplate import repeat_key
+    from kvdata.builders.qa_rocm.text import content_tokens
+
+    root = export_tree(repo, tmp_path / repo)
+    raw, raw_rejects = read_all(root, boilerplate=False)
+    records, rejects = read_all(root)
+    boilerplate = [r for r in rejects if r.reason == RejectReason.BOILERPLATE]
+    assert len(records) + len(rejects) == len(raw) + len(raw_rejects)
+    assert len(boilerplate) == len(raw) - len(records) > 500
+    assert {r.id for r in boilerplate} <= {r.id for r in raw}
+    parameters = [r for r in records if r.kind == "parameter"]
+    assert parameters and not any(r.answer in ("[in] rocblas_handle.", "[in] [rocblas_int]") for r in parameters)
+    texts = collections.Counter((_parameter_of(r.question), " ".join(content_tokens(r.answer))) for r in parameters)
+    assert max(texts.values()) <= 3
+    assert repeat_key(Entry("parameter", "", "[in] [rocblas_int] n.", "", 1, 1, parameter="n")) == \
+        ("n", "in rocblas_int n")
+    files: dict[str, list[str]] = {}
+    for r in records:
+        if r.provenance.path not in files:
+            files[r.provenance.path] = (root / r.provenance.path).read_text().split("\n")
+        lines = files[r.provenance.path]
+        assert is_grounded(r.answer, "\n".join(lines[r.provenance.line_start - 1:r.provenance.line_end]))

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from kvdata.builders import source_class
+from kvdata.builders.base import SourceOptionError
 from kvdata.builders.triton import (
     TritonGithubSource,
     TritonKernelBenchSource,
@@ -393,9 +394,9 @@ def test_table_default_columns_and_option_errors(tmp_path):
     assert (record.task_name, record.license, record.source) == ("relu", "MIT", "triton_table")
     (named,) = TritonTableSource(str(path), name="agent_run_7").read()
     assert named.source == "agent_run_7"
-    with pytest.raises(TypeError, match="unknown field"):
+    with pytest.raises(SourceOptionError, match="unknown field"):
         TritonTableSource(str(path), columns={"kernel": "x"})
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(SourceOptionError, match="unknown option.*did you mean 'columns'"):
         TritonTableSource(str(path), colums={})
 
 

@@ -1,0 +1,36 @@
+"""Licenses: the SPDX expression of every row, and the build's allow-list over expressions.
+
+- :mod:`.scancode`: license notices in a text, found by ScanCode's licensedcode;
+- :mod:`.resolve`: the license of a row (its file's header, a declared license, the tree's own)
+  and of a tree (the first notice of its LICENSE file);
+- :mod:`.expressions`: SPDX expressions (``license-expression``) and the allow-list rules.
+"""
+from kvdata.licenses.expressions import (DEFAULT_ALLOW, AllowDecision, LicenseExpressionError, allow_set, canonical,
+                                         check_allowed, evaluate_allow, is_unknown, try_canonical)
+from kvdata.licenses.resolve import (LICENSE_FILE_NAMES, LicenseFinding, TreeLicense, declared_expression,
+                                     file_license, row_license, tree_license)
+
+__all__ = [
+    "DEFAULT_ALLOW", "AllowDecision", "LicenseExpressionError", "allow_set", "canonical", "check_allowed",
+    "evaluate_allow", "is_unknown", "try_canonical", "LICENSE_FILE_NAMES", "LicenseFinding", "TreeLicense",
+    "declared_expression", "file_license", "row_license", "tree_license", "normalize_spdx",
+]
+
+#: The older name of :func:`declared_expression`.
+normalize_spdx = declared_expression
+
+
+def resolve_license(fs, root: str, declared=None):
+    """(expression, problem) of a tree, its declared license first: what a row without a header gets."""
+    tree = tree_license(fs, root, declared)
+    finding, problem = row_license(None, tree)
+    return (finding.expression, None) if finding else (None, problem)
+
+
+def resolve_allowed(fs, root: str, declared=None, allow=None):
+    """:func:`resolve_license`, then the allow-list."""
+    spdx, problem = resolve_license(fs, root, declared)
+    if problem:
+        return None, problem
+    problem = check_allowed(spdx, allow)
+    return (None, problem) if problem else (spdx, None)
