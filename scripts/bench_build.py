@@ -4,10 +4,17 @@
 The corpus: ``--rows`` input records split between a ``triton_table`` JSONL (Triton kernels with
 their PyTorch references) and a ``hip_cudaagent`` JSONL (HIP extensions), made from the sample's
 kernels by renaming their identifiers per row (so rows are distinct, Jaccard well below the
-near-dup threshold) and appending a small generated helper. ~1% of the records are corrupted
-(truncated JSON, empty code, unknown license, references without ``class Model``), ~2% are exact
-copies (comments/blank lines changed) and ~2% near copies (one small edit) of earlier rows, so
-every step of the pipeline does work.
+near-dup threshold) and appending a small generated helper. ``--header-share`` of the kernels
+(default 0.3) start with a license header, as mined files do: MIT, BSD-2/3, Apache-2.0 notices,
+GPL-2.0-or-later, SPDX lines (``MIT OR Apache-2.0`` among them), each with its own years and
+copyright holder, so ScanCode (``kvdata.licenses``) has work to do. ~1% of the records are corrupted
+(truncated JSON, empty code, unknown or malformed license expressions, references without
+``class Model``), ~2% are exact copies (comments/blank lines changed) and ~2% near copies (one
+small edit) of earlier rows, so every step of the pipeline does work.
+
+ScanCode's detections are cached in ``$KVDATA_CACHE/licenses``; every build here gets an empty
+cache folder (``--license-cache cold``, the default: the index is loaded, every header detected)
+or one the first build filled (``warm``: a rebuild of the same corpus).
 
 Each configuration in ``--workers`` is built in a fresh child process (so its peak RSS is its
 own): read -> ledger -> checks -> licenses -> spill + fingerprints -> priority dedup -> parquet ->
@@ -16,7 +23,9 @@ the variants see the same machine load; the table shows every run and the JSON k
 with the 1-minute load average before and after each run. Columns: rows, seconds, rows/s, CPU
 seconds (build process + workers), peak RSS of the build process and of its largest worker.
 
-    python scripts/bench_build.py --rows 100000 --workers 0,2 --repeat 2 --json bench_build.json
+    python scripts/bench_build.py --rows 100000 --workers 0,2 --repeat 2 --json out/bench_build.json
+    python scripts/bench_build.py --rows 100000 --workers 2 --license-cache cold,warm   # ScanCode's cost
+    python scripts/bench_build.py --rows 100000 --workers 2 --header-share 0            # no headers at all
 """
 from __future__ import annotations
 
@@ -62,6 +71,61 @@ def vary(code: str, rng: random.Random, tag: int) -> str:
     return code + (helper_c if "PYBIND11_MODULE" in code else helper_py)
 
 
+BAD_LICENSES = ("Some-Custom-License", "MIT AND", "(MIT OR Apache-2.0", "MIT OR OR BSD-3-Clause",
+                "LicenseRef-scancode-unknown", "GPL-3.0-only AND MIT")
+
+_MIT = """Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in
+all copies or substantial portions of the Software."""
+_BSD2 = """Redistribution and use in source and binary forms, with or without
+modification, are permitted provided that the following conditions are met:
+
+1. Redistributions of source code must retain the above copyright notice, this
+   list of conditions and the following disclaimer.
+2. Redistributions in binary form must reproduce the above copyright notice,
+   this list of conditions and the following disclaimer in the documentation
+   and/or other materials provided with the distribution."""
+_BSD3 = _BSD2 + """
+3. Neither the name of the copyright holder nor the names of its
+   contributors may be used to endorse or promote products derived from
+   this software without specific prior written permission."""
+_APACHE = """Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License."""
+_GPL2 = """This program is free software; you can redistribute it and/or modify
+it under the terms of the GNU General Public License as published by
+the Free Software Foundation; either version 2 of the License, or
+(at your option) any later version."""
+HEADER_TEXTS = (_MIT, _BSD2, _BSD3, _APACHE, _GPL2, "SPDX-License-Identifier: MIT",
+                "SPDX-License-Identifier: Apache-2.0", "SPDX-License-Identifier: MIT OR Apache-2.0")
+HOLDERS = ("Advanced Micro Devices, Inc.", "The Triton Authors", "Meta Platforms, Inc.", "a contributor",
+           "NVIDIA CORPORATION", "Tri Dao", "OpenAI")
+
+
+def license_header(rng: random.Random, c_style: bool) -> str:
+    """A license header for a kernel file: one of HEADER_TEXTS, a copyright line with its own years."""
+    body = rng.choice(HEADER_TEXTS)
+    first = rng.randrange(2015, 2025)
+    lines = [f"Copyright (c) {first}-{first + rng.randrange(0, 3)} {rng.choice(HOLDERS)}", ""] + body.split("\n")
+    if c_style:
+        return "/*\n" + "\n".join(f" * {l}".rstrip() for l in lines) + "\n */\n"
+    return "\n".join(f"# {l}".rstrip() for l in lines) + "\n"
+
+
 def corrupt(line: str, rng: random.Random, kernel_key: str, ref_key: str, license_key: str) -> str:
     kind = rng.randrange(4)
     if kind == 0:
@@ -70,20 +134,21 @@ def corrupt(line: str, rng: random.Random, kernel_key: str, ref_key: str, licens
     if kind == 1:
         rec[kernel_key] = "   "
     elif kind == 2:
-        rec[license_key] = "Some-Custom-License"
+        rec[license_key] = rng.choice(BAD_LICENSES)
+        rec[kernel_key] = re.sub(r"\A(/\*.*?\*/\n|(#[^\n]*\n)+)", "", rec[kernel_key], flags=re.S)  # no header
     else:
         rec[ref_key] = rec[ref_key].replace("class Model(", "class NotModel(")
     return json.dumps(rec)
 
 
-def write_corpus(folder: Path, rows: int, seed: int = 7) -> dict[str, object]:
+def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0.3) -> dict[str, object]:
     """Write the synthetic raw inputs; returns their paths and what was planted."""
     from kvdata.buildconfig import sample_root
     from kvdata.builders.common import check_hip_extension, check_reference, check_triton_kernel
-    from kvdata.licenses import DEFAULT_ALLOW, normalize_spdx
+    from kvdata.licenses import DEFAULT_ALLOW, try_canonical
 
-    def allowed(lic) -> bool:
-        return lic in (None, "") or normalize_spdx(lic) in DEFAULT_ALLOW
+    def allowed(lic) -> bool:      # SPDX ids only: this process must not load ScanCode (its RSS is the builds')
+        return lic in (None, "") or try_canonical(lic) in DEFAULT_ALLOW
 
     rng = random.Random(seed)
     sample = sample_root()
@@ -102,7 +167,7 @@ def write_corpus(folder: Path, rows: int, seed: int = 7) -> dict[str, object]:
             agent.append(r)
     (folder / "table").mkdir(parents=True, exist_ok=True)
     (folder / "agent").mkdir(parents=True, exist_ok=True)
-    planted = {"corrupt": 0, "exact_copies": 0, "near_copies": 0}
+    planted = {"corrupt": 0, "exact_copies": 0, "near_copies": 0, "license_headers": 0}
     n_agent = rows * 3 // 10
     specs = (("table", folder / "table" / "rows.jsonl", rows - n_agent, table, "triton", "ref", "lic", "name"),
              ("agent", folder / "agent" / "rows.jsonl", n_agent, agent, "hip_code", "pytorch_code", "license",
@@ -128,6 +193,9 @@ def write_corpus(folder: Path, rows: int, seed: int = 7) -> dict[str, object]:
                     tag += 1
                     rec = dict(base)
                     rec[kkey] = vary(base[kkey], rng, tag)
+                    if rng.random() < header_share:
+                        rec[kkey] = license_header(rng, kkey == "hip_code") + rec[kkey]
+                        planted["license_headers"] += 1
                     rec[nkey] = f"{base[nkey]}_{tag}"
                     rec.setdefault(lkey, "MIT")
                     if not rec.get(lkey):
@@ -181,6 +249,11 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=100_000, help="input records to synthesise (default 100000)")
     ap.add_argument("--workers", default="0,2", help="comma list of worker process counts to compare (default 0,2)")
     ap.add_argument("--repeat", type=int, default=1, help="builds per worker count, interleaved (default 1)")
+    ap.add_argument("--header-share", type=float, default=0.3,
+                    help="share of kernels that start with a license header (default 0.3)")
+    ap.add_argument("--license-cache", default="cold",
+                    help="comma list of cold (empty ScanCode cache per build) / warm (one filled by an unmeasured "
+                         "first build); default cold")
     ap.add_argument("--json", dest="json_path", help="write the results here")
     ap.add_argument("--dir", help="work folder (default: a temporary one)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -193,42 +266,57 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         tmp = Path(tmp)
         t0 = time.perf_counter()
-        corpus = write_corpus(tmp / "raw", args.rows)
+        corpus = write_corpus(tmp / "raw", args.rows, header_share=args.header_share)
         gen_s = time.perf_counter() - t0
+        modes = [m.strip() for m in args.license_cache.split(",")]
+        if set(modes) - {"cold", "warm"}:
+            sys.exit(f"--license-cache takes cold and/or warm, not {args.license_cache!r}")
+        workers = [int(x) for x in args.workers.split(",")]
+
+        def one_build(w: int, cache: Path) -> dict:
+            child = json.dumps({**corpus, "out": str(tmp / f"out{w}")})
+            load_before = os.getloadavg()[0]
+            proc = subprocess.run([sys.executable, __file__, "--child", child, "--workers-one", str(w)],
+                                  capture_output=True, text=True,
+                                  env=dict(os.environ, TQDM_DISABLE="1", KVDATA_CACHE=str(cache)))
+            if proc.returncode != 0:
+                sys.exit(f"build with workers={w} failed:\n{proc.stderr[-3000:]}")
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            result["load_before"], result["load_after"] = load_before, os.getloadavg()[0]
+            return result
+
+        if "warm" in modes:
+            one_build(workers[0], tmp / "cache-warm")          # fills the warm cache, not measured
         results = []
-        for _ in range(args.repeat):
-            for w in [int(x) for x in args.workers.split(",")]:
-                child = json.dumps({**corpus, "out": str(tmp / f"out{w}")})
-                load_before = os.getloadavg()[0]
-                proc = subprocess.run([sys.executable, __file__, "--child", child, "--workers-one", str(w)],
-                                      capture_output=True, text=True, env=dict(os.environ, TQDM_DISABLE="1"))
-                if proc.returncode != 0:
-                    sys.exit(f"build with workers={w} failed:\n{proc.stderr[-3000:]}")
-                result = json.loads(proc.stdout.strip().splitlines()[-1])
-                result["load_before"], result["load_after"] = load_before, os.getloadavg()[0]
-                results.append(result)
+        for run in range(args.repeat):
+            for w in workers:
+                for mode in modes:
+                    cache = tmp / "cache-warm" if mode == "warm" else tmp / f"cache-cold-{run}-{w}"
+                    results.append({**one_build(w, cache), "license_cache": mode})
 
     steps = sorted({k for r in results for k in r["steps"]})
     print(f"synthetic corpus: {args.rows} records ({corpus['planted']}), generated in {gen_s:.1f}s; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-    header = (f"{'workers':>7} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
+    header = (f"{'workers':>7} {'cache':>5} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
               f"{'cpu s':>7} {'rows/cpu-s':>10} {'RSS MB':>7} {'wRSS MB':>7} {'load':>9}  ok")
     print(header)
     print("-" * len(header))
     for r in results:
         r["rows_per_s"] = r["input"] / r["seconds"]
         r["rows_per_cpu_s"] = r["input"] / r["cpu_seconds"]
-        print(f"{r['workers']:>7} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
+        print(f"{r['workers']:>7} {r['license_cache']:>5} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
               f"{r['seconds']:>8.1f} {r['rows_per_s']:>8.0f} {r['cpu_seconds']:>7.1f} {r['rows_per_cpu_s']:>10.0f} "
               f"{r['peak_rss_mb']:>7.0f} {r['worker_peak_rss_mb']:>7.0f} {r['load_before']:>4.1f}-{r['load_after']:<4.1f}"
               f"  {'yes' if r['reconciles'] else 'NO'}")
     print("\nper-step seconds: read = the builders (parsing, checks) in-process, or only reading raw records when the\n"
           "builders run in workers (to_records); steps run in workers add up the workers' seconds; wait = main idle")
-    print(f"{'step':<18}" + "".join(f"{'w=' + str(r['workers']):>10}" for r in results))
+    print(f"{'step':<18}" + "".join(f"{'w=' + str(r['workers']) + r['license_cache'][0]:>10}" for r in results))
     for s in steps:
         print(f"{s:<18}" + "".join(f"{r['steps'].get(s, 0.0):>10.2f}" for r in results))
     best: dict[int, dict] = {}
     for r in results:
+        if r["license_cache"] != modes[0]:
+            continue
         if r["workers"] not in best or r["seconds"] < best[r["workers"]]["seconds"]:
             best[r["workers"]] = r
     if len(best) > 1:
@@ -238,7 +326,9 @@ def main() -> None:
                 print(f"\nspeed-up workers={w} vs workers={base['workers']} (best runs): "
                       f"{base['seconds'] / r['seconds']:.2f}x")
     if args.json_path:
+        Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_path).write_text(json.dumps({"rows": args.rows, "planted": corpus["planted"],
+                                                    "header_share": args.header_share,
                                                     "generate_seconds": gen_s, "cpu_count": os.cpu_count(),
                                                     "load_average": os.getloadavg()[0],
                                                     "results": results}, indent=2) + "\n")

@@ -1,7 +1,8 @@
 """1,000 randomly corrupted records through the real builders and the pipeline: every one accounted for.
 
 Corruptions are drawn with a seeded RNG from: truncated JSON, a non-object line, wrong types,
-bytes that are not UTF-8, empty code, missing fields, unknown and disallowed licenses, files
+bytes that are not UTF-8, empty code, missing fields, unknown and disallowed licenses, malformed
+and partly disallowed license expressions, a GPL header on a kernel declared MIT, files
 that do not exist, references without ``class Model`` / ``get_inputs`` or that do not parse,
 kernels without a kernel, failed upstream evaluations. Each corrupted record must come back as a
 reject whose reason is the specific one for its corruption (never ``other``), and every source
@@ -60,6 +61,13 @@ def _break_ref(rng: random.Random, ref: str, kind: str) -> str:
     return ref + "\ndef broken(:\n"
 
 
+_GPL_NOTICE = ("This program is free software; you can redistribute it and/or modify",
+               "it under the terms of the GNU General Public License as published by",
+               "the Free Software Foundation; either version 2 of the License, or",
+               "(at your option) any later version.")
+GPL_HEADER_PY = "".join(f"# {line}\n" for line in ("Copyright (C) 2019 Someone",) + _GPL_NOTICE) + "\n"
+GPL_HEADER_C = "/*\n" + "".join(f" * {line}\n" for line in ("Copyright (C) 2019 Someone",) + _GPL_NOTICE) + " */\n"
+
 REF_REASON = {"no_model_class": "no_model_class", "no_get_inputs": "no_get_inputs", "syntax_error": "syntax_error"}
 
 
@@ -76,7 +84,8 @@ def corrupt_json_record(rng, rec: dict, fields: dict) -> tuple[bytes, set[str], 
     if rng.random() >= CORRUPT_SHARE:
         return json.dumps(rec).encode(), set(), "valid"
     kinds = ["truncated", "not_object", "wrong_type", "missing_field", "empty_code", "unknown_license",
-             "gpl", "no_model_class", "no_get_inputs", "syntax_error", "no_kernel"]
+             "gpl", "no_model_class", "no_get_inputs", "syntax_error", "no_kernel", "bad_expression",
+             "and_disallowed", "or_allowed", "gpl_header"]
     if fields.get("line_utf8", True):
         kinds.append("invalid_utf8")
     kind = rng.choice(kinds)
@@ -102,6 +111,20 @@ def corrupt_json_record(rng, rec: dict, fields: dict) -> tuple[bytes, set[str], 
         return json.dumps(rec).encode(), {"unknown_license"}, kind
     if kind == "gpl":
         rec[fields["license"]] = rng.choice(["GPL-3.0", "AGPL-3.0", "CC-BY-NC-4.0"])
+        return json.dumps(rec).encode(), {"license_not_allowed"}, kind
+    if kind == "bad_expression":
+        rec[fields["license"]] = rng.choice(["MIT AND", "(MIT OR Apache-2.0", "MIT OR OR BSD-3-Clause",
+                                             "LicenseRef-scancode-unknown"])
+        return json.dumps(rec).encode(), {"unknown_license"}, kind
+    if kind == "and_disallowed":
+        rec[fields["license"]] = rng.choice(["MIT AND GPL-3.0-only", "(Apache-2.0 OR MIT) AND AGPL-3.0-only"])
+        return json.dumps(rec).encode(), {"license_not_allowed"}, kind
+    if kind == "or_allowed":      # not a corruption: one alternative is allowed, the row is kept
+        rec[fields["license"]] = "GPL-3.0-only OR MIT"
+        return json.dumps(rec).encode(), set(), kind
+    if kind == "gpl_header":      # the file's own header wins over the record's MIT
+        rec[fields["license"]] = "MIT"
+        rec[fields["kernel"]] = (GPL_HEADER_PY if fields["python_kernel"] else GPL_HEADER_C) + rec[fields["kernel"]]
         return json.dumps(rec).encode(), {"license_not_allowed"}, kind
     if kind in REF_REASON:
         rec[fields["ref"]] = _break_ref(rng, rec[fields["ref"]], kind)

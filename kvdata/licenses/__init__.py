@@ -19,18 +19,3 @@ __all__ = [
 #: The older name of :func:`declared_expression`.
 normalize_spdx = declared_expression
 
-
-def resolve_license(fs, root: str, declared=None):
-    """(expression, problem) of a tree, its declared license first: what a row without a header gets."""
-    tree = tree_license(fs, root, declared)
-    finding, problem = row_license(None, tree)
-    return (finding.expression, None) if finding else (None, problem)
-
-
-def resolve_allowed(fs, root: str, declared=None, allow=None):
-    """:func:`resolve_license`, then the allow-list."""
-    spdx, problem = resolve_license(fs, root, declared)
-    if problem:
-        return None, problem
-    problem = check_allowed(spdx, allow)
-    return (None, problem) if problem else (spdx, None)

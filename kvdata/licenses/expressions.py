@@ -93,24 +93,23 @@ def is_unknown(expression: str) -> bool:
     return any(i.startswith(UNKNOWN_PREFIX) for i in license_ids(expression))
 
 
-def combine_and(expressions: Iterable[str]) -> Optional[str]:
-    """``A AND B AND ...`` of the expressions, each once, in order (None for none)."""
+def _combine(expressions: Iterable[str], operator: str) -> Optional[str]:
     parts = list(dict.fromkeys(canonical(e) for e in expressions if e))
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    return canonical(" AND ".join(f"({p})" for p in parts))
+    return canonical(f" {operator} ".join(f"({p})" for p in parts))
+
+
+def combine_and(expressions: Iterable[str]) -> Optional[str]:
+    """``A AND B AND ...`` of the expressions, each once, in order (None for none)."""
+    return _combine(expressions, "AND")
 
 
 def combine_or(expressions: Iterable[str]) -> Optional[str]:
     """``A OR B OR ...`` of the expressions, each once, in order (None for none)."""
-    parts = list(dict.fromkeys(canonical(e) for e in expressions if e))
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    return canonical(" OR ".join(f"({p})" for p in parts))
+    return _combine(expressions, "OR")
 
 
 def simplified_and(expressions: Iterable[str]) -> Optional[str]:

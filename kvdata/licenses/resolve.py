@@ -23,17 +23,17 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from kvdata.licenses.expressions import (LicenseExpressionError, canonical, combine_and, combine_or, simplified_and,
-                                         try_canonical)
+from kvdata.licenses.expressions import (LicenseExpressionError, canonical, combine_and, combine_or, is_unknown,
+                                         simplified_and, try_canonical)
 from kvdata.schema import RejectReason
 
 Problem = tuple[RejectReason, str]
 
 HEADER_LINES = 100
 HEADER_CHARS = 16_000
-# A header without any of these words holds no license notice: ScanCode is not asked.
-_LICENSE_WORDS = re.compile(r"licen[cs]|copyright|spdx|permission|redistribut|public domain|warrant|"
-                            r"copyleft|gnu\b|\bgpl|\bbsd\b|\bmit\b|apache|mozilla", re.I)
+# A header without any of these (lower-cased) words holds no license notice: ScanCode is not asked.
+# Every notice we know names a license, a copyright, a permission or a redistribution condition.
+_LICENSE_WORDS = ("licen", "copyright", "spdx", "permission", "redistribut", "public domain", "warrant")
 
 #: Names recognised as a tree's license file, in order of preference (case-insensitive).
 LICENSE_FILE_NAMES: tuple[str, ...] = (
@@ -44,6 +44,7 @@ LICENSE_FILE_NAMES: tuple[str, ...] = (
 _DUAL_FILE = re.compile(r"^licen[cs]e[-_.](?!txt$|md$|rst$)[a-z0-9.+-]+$", re.I)
 
 SOURCES = ("file", "declared", "tree")
+_EXPRESSION_SYNTAX = re.compile(r"[()]|\s(AND|OR|WITH)\s|\s(AND|OR|WITH)$|^(AND|OR|WITH)\s")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ def declared_expression(name) -> Optional[str]:
     spdx = try_canonical(text)
     if spdx is not None:
         return spdx
+    if _EXPRESSION_SYNTAX.search(text):      # a malformed expression is not a name to be guessed at
+        return None
     from kvdata.licenses.scancode import license_of_name
 
     return license_of_name(text)
@@ -99,14 +102,11 @@ def declared_expression(name) -> Optional[str]:
 
 # ----------------------------------------------------------------- a file's own header
 def header_of(text: str) -> str:
-    """The part of a file where its own license notice would be."""
+    """The first ``HEADER_LINES`` lines of a file (at most ``HEADER_CHARS`` characters)."""
     head = text[:HEADER_CHARS]
-    cut = -1
-    for _ in range(HEADER_LINES):
-        cut = head.find("\n", cut + 1)
-        if cut < 0:
-            return head
-    return head[:cut]
+    if head.count("\n") < HEADER_LINES:
+        return head
+    return "\n".join(head.split("\n", HEADER_LINES)[:HEADER_LINES])
 
 
 def file_license(text) -> tuple[Optional[str], Optional[Problem]]:
@@ -114,10 +114,12 @@ def file_license(text) -> tuple[Optional[str], Optional[Problem]]:
     when its header holds license text nobody could identify."""
     if not isinstance(text, str) or not text:
         return None, None
-    head = header_of(text)
-    if not _LICENSE_WORDS.search(head):
+    from kvdata.licenses.scancode import find_notices, leading_comments
+
+    head = leading_comments(header_of(text))     # where the file's own notice is: never its code
+    lowered = head.lower()
+    if not any(word in lowered for word in _LICENSE_WORDS):
         return None, None
-    from kvdata.licenses.scancode import find_notices
 
     notices = find_notices(head, header=True)
     licensed = [n.expression for n in notices if n.kind == "license"]
@@ -208,15 +210,17 @@ def row_license(text, tree: Optional[TreeLicense], declared=None) -> tuple[Optio
     not over the file's header). An unknown declared name is a reject: the record's own
     statement is the stronger one, and is not relabelled with the tree's license.
     """
+    spdx = None
+    if declared not in (None, "", []):
+        spdx = declared_expression(declared)
+        if spdx is None or is_unknown(spdx):   # checked before the header: a statement nobody can read is not overridden
+            return None, (RejectReason.UNKNOWN_LICENSE, f"record license {declared!r} maps to no SPDX id")
     expression, problem = file_license(text)
     if problem:
         return None, problem
     if expression:
         return LicenseFinding(expression, "file"), None
-    if declared not in (None, "", []):
-        spdx = declared_expression(declared)
-        if spdx is None:
-            return None, (RejectReason.UNKNOWN_LICENSE, f"record license {declared!r} maps to no SPDX id")
+    if spdx is not None:
         return LicenseFinding(spdx, "declared"), None
     if tree is None:
         return None, (RejectReason.MISSING_LICENSE, "the row names no license and its source has no tree license")

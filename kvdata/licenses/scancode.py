@@ -105,27 +105,38 @@ def _classify(match, db) -> Optional[str]:
 
 
 def _detect(text: str, header: bool) -> tuple[Notice, ...]:
-    """The notices of ``text``, uncached (loads the index on first use).
+    """The notices of ``text``, each matching stage cached (loads the index on a cache miss).
 
     Exact matching first (hashes, SPDX lines, rule texts found whole): it answers for most
     notices in microseconds. ScanCode's approximate matching, which finds edited notices and
     unknown license text, costs seconds on a page of prose that merely uses the word
     "license"; it runs only when exact matching found no license and the text reads like a
     grant (``_GRANT_WORDS``).
+
+    For a file's header (``header``) only its leading comment block is matched
+    (:func:`leading_comments`), without its bare copyright lines: code is never matched, and
+    files whose notices differ only in years and holders share one cached result.
     """
+    if header:
+        text = without_copyright_lines(leading_comments(text))
+        if not text.strip():
+            return ()
     notices = _notices(text, approximate=False)
     if any(n.kind == "license" for n in notices) or not _GRANT_WORDS.search(text):
         return notices
-    if header:
-        lead = leading_comments(text)
-        if not _GRANT_WORDS.search(lead):
-            return notices
-        text = "\n".join(line for line in lead.split("\n") if not _COPYRIGHT_LINE.match(line))
     return _notices(text, approximate=True)
+
+
+def without_copyright_lines(text: str) -> str:
+    """``text`` without the lines that are only a copyright statement (they name no license)."""
+    if not _COPYRIGHT_WORD.search(text):
+        return text
+    return "\n".join(line for line in text.split("\n") if not _COPYRIGHT_LINE.match(line))
 
 
 _GRANT_WORDS = re.compile(r"permission|redistribut|licensed under|terms of|warrant|provided .as is|"
                           r"free software|spdx-license|use, copy|rights reserved", re.I)
+_COPYRIGHT_WORD = re.compile(r"copyright|\(c\)|©", re.I)
 # a line that is only a copyright statement: no words of a grant, so dropping it changes no match
 _COPYRIGHT_LINE = re.compile(r"^[\s/*#;!-]*(copyright|\(c\)|©)(?!.*(licen[cs]|permission|spdx|terms|warrant))", re.I)
 _COMMENT_START = re.compile(r'^\s*(//|/\*|\*|#|--|;|\.\. |"""|\'\'\'|<!--|%|rem\b)', re.I)
@@ -141,7 +152,7 @@ def leading_comments(text: str, max_lines: int = 200) -> str:
     line of code.
     """
     blocks, current, in_block, closer = [], [], False, ""
-    for line in text.split("\n")[:max_lines]:
+    for line in text.split("\n", max_lines)[:max_lines]:
         stripped = line.strip()
         if in_block:
             current.append(line)
@@ -289,6 +300,12 @@ def license_of_name(name: str) -> Optional[str]:
     key = b"name:" + xxhash.xxh3_128_digest(name.encode("utf-8", "surrogatepass"))
     if key in _names:
         return _names[key]
+    store = _store()
+    if store is not None:
+        found = store.get_many([key.hex()]).get(key.hex())
+        if found is not None:
+            _names[key] = json.loads(found)
+            return _names[key]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         matches = [m for m in _index().match(query_string=name)
@@ -303,6 +320,8 @@ def license_of_name(name: str) -> Optional[str]:
     if spdx and "unknown" in spdx:
         spdx = None
     _names[key] = spdx
+    if store is not None:
+        store.put_many({key.hex(): json.dumps(spdx)})
     return spdx
 
 
