@@ -95,17 +95,9 @@ _BSD3 = _BSD2 + """
 3. Neither the name of the copyright holder nor the names of its
    contributors may be used to endorse or promote products derived from
    this software without specific prior written permission."""
-_APACHE = """Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License."""
+# the sample's own Apache-2.0 notice, without its copyright line
+_APACHE = (Path(__file__).resolve().parents[1] / "builders" / "sample" / "hip_cudaagent" / "LICENSE").read_text() \
+    .split("\n", 2)[2].strip()
 _GPL2 = """This program is free software; you can redistribute it and/or modify
 it under the terms of the GNU General Public License as published by
 the Free Software Foundation; either version 2 of the License, or
