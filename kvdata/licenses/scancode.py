@@ -113,12 +113,12 @@ def _detect(text: str, header: bool) -> tuple[Notice, ...]:
     "license"; it runs only when exact matching found no license and the text reads like a
     grant (``_GRANT_WORDS``).
 
-    For a file's header (``header``) only its leading comment block is matched
-    (:func:`leading_comments`), without its bare copyright lines: code is never matched, and
-    files whose notices differ only in years and holders share one cached result.
+    A file's header (``header``: its leading comment block, :func:`leading_comments`) is matched
+    without its bare copyright lines, so files whose notices differ only in years and holders
+    share one cached result.
     """
     if header:
-        text = without_copyright_lines(leading_comments(text))
+        text = without_copyright_lines(text)
         if not text.strip():
             return ()
     notices = _notices(text, approximate=False)
@@ -276,9 +276,9 @@ def _open_store(root: str, pid: int):
 def find_notices(text: str, header: bool = False) -> tuple[Notice, ...]:
     """The license notices of ``text`` in order (see the module docstring).
 
-    ``header``: ``text`` is the start of a source file, not a license file: approximate
-    matching looks only at the comments it starts with (:func:`leading_comments`), without
-    its bare copyright lines, so files that differ only in their years share one result.
+    ``header``: ``text`` is a source file's leading comment block (:func:`leading_comments`, what
+    :func:`kvdata.licenses.file_license` passes), not a license file: it is matched without its
+    bare copyright lines, so files that differ only in their years share one result.
     """
     return _detect(text, header)
 
