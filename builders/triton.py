@@ -122,11 +122,13 @@ class TritonSource(UnitSource):
 
     def provenance(self, **fields) -> Provenance:
         """Provenance with the Source-wide options as defaults for what a record does not say."""
-        revision = self.revision()
-        base = {"pipeline": self.option("pipeline"), "generator": self.option("generator"),
+        base = self.__dict__.get("_provenance_defaults")
+        if base is None:                 # the same for every row of the Source: worked out once
+            revision = self.revision()
+            base = self._provenance_defaults = {
+                "pipeline": self.option("pipeline"), "generator": self.option("generator"),
                 "commit": self.option("commit") or revision.commit, "dirty": revision.dirty, "retrieved": today()}
-        base.update({k: str_or_none(v) for k, v in fields.items() if v is not None})
-        return Provenance(**base)
+        return Provenance(**{**base, **{k: str_or_none(v) for k, v in fields.items() if v is not None}})
 
     def make_item(self, ref: str, draft: Draft, declared: Any = None, tree=None,
                   require_reference: bool = False, code_checked: bool = False) -> Item:

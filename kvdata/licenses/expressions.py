@@ -72,7 +72,13 @@ def canonical(expression: str) -> str:
     """The canonical rendering of an SPDX expression; :class:`LicenseExpressionError` when it is not one."""
     if not isinstance(expression, str) or not expression.strip():
         raise LicenseExpressionError(f"{expression!r} is not an expression")
-    return _parsed(expression.strip()).render()
+    return _rendered(expression.strip())
+
+
+@functools.lru_cache(maxsize=65536)
+def _rendered(expression: str) -> str:
+    """Rendering is the parser's slow half; a build asks for the same few expressions per row."""
+    return _parsed(expression).render()
 
 
 def try_canonical(expression) -> Optional[str]:
@@ -88,6 +94,7 @@ def license_ids(expression: str) -> list[str]:
     return [s.key for s in _licensing().license_symbols(_parsed(canonical(expression)), decompose=True)]
 
 
+@functools.lru_cache(maxsize=65536)
 def is_unknown(expression: str) -> bool:
     """True when the expression holds a ScanCode ``LicenseRef-scancode-unknown...`` id."""
     return any(i.startswith(UNKNOWN_PREFIX) for i in license_ids(expression))

@@ -18,6 +18,8 @@ license the row cannot be given is a ``missing_license`` reject.
 """
 from __future__ import annotations
 
+import functools
+
 import posixpath
 import re
 from dataclasses import dataclass
@@ -34,6 +36,12 @@ HEADER_CHARS = 16_000
 # A header without any of these (lower-cased) words holds no license notice: ScanCode is not asked.
 # Every notice we know names a license, a copyright, a permission or a redistribution condition.
 _LICENSE_WORDS = ("licen", "copyright", "spdx", "permission", "redistribut", "public domain", "warrant")
+
+
+def _has_license_words(text: str) -> bool:
+    """A substring test per word on the lowered text (a case-insensitive regex alternation is ~50x slower)."""
+    lowered = text.lower()
+    return any(word in lowered for word in _LICENSE_WORDS)
 
 #: Names recognised as a tree's license file, in order of preference (case-insensitive).
 LICENSE_FILE_NAMES: tuple[str, ...] = (
@@ -87,9 +95,12 @@ def declared_expression(name) -> Optional[str]:
         if not parts or any(p is None for p in parts):
             return None
         return combine_and(parts)
-    text = name.strip()
-    if not text:
-        return None
+    return _declared_name(name.strip()) if name.strip() else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _declared_name(text: str) -> Optional[str]:
+    """:func:`declared_expression` of one non-empty name (a build sees the same few names per row)."""
     spdx = try_canonical(text)
     if spdx is not None:
         return spdx
@@ -114,11 +125,15 @@ def file_license(text) -> tuple[Optional[str], Optional[Problem]]:
     when its header holds license text nobody could identify."""
     if not isinstance(text, str) or not text:
         return None, None
-    from kvdata.licenses.scancode import find_notices, leading_comments
+    from kvdata.licenses.scancode import find_notices, leading_comments, starts_with_comment
 
-    head = leading_comments(header_of(text))     # where the file's own notice is: never its code
-    lowered = head.lower()
-    if not any(word in lowered for word in _LICENSE_WORDS):
+    if not starts_with_comment(text):             # most code starts with code: no header to read
+        return None, None
+    head = header_of(text)
+    if not _has_license_words(head):          # most code: no word of a license near its top
+        return None, None
+    head = leading_comments(head)     # where the file's own notice is: never its code
+    if not _has_license_words(head):
         return None, None
 
     notices = find_notices(head, header=True)
