@@ -9,12 +9,12 @@ import base64
 import difflib
 import io
 import math
-from importlib import resources
 from pathlib import Path
 
 from kvdata.audit.outputs import audit_summary, summary_rows
 from kvdata.audit.pairs import SCORE_FIELDS
 from kvdata.audit.pipeline import AuditResult
+from kvdata.cards import template
 
 __all__ = ["render_report", "write_report", "histogram_png"]
 
@@ -89,19 +89,10 @@ def _context(result: AuditResult) -> dict:
     }
 
 
-def _template(name: str):
-    import jinja2
-
-    text = resources.files("kvdata.cards").joinpath(name).read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=name.endswith(".html.j2"), keep_trailing_newline=True,
-                             trim_blocks=True, lstrip_blocks=True)
-    return env.from_string(text)
-
-
 def render_report(result: AuditResult) -> tuple[str, str]:
     """(Markdown, HTML) texts of the report."""
     ctx = _context(result)
-    return _template("audit_report.md.j2").render(**ctx), _template("audit_report.html.j2").render(**ctx)
+    return template("audit_report.md.j2").render(**ctx), template("audit_report.html.j2").render(**ctx)
 
 
 def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
