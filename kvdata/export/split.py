@@ -1,0 +1,120 @@
+"""Leak-free train/validation/test splits: by task group, never by row.
+
+Rows are linked when they share a task name or the same PyTorch reference after normalisation
+(comments, docstrings and whitespace removed: :func:`kvdata.normalize.normalize_code`), and linked
+rows form one group (union-find over the keys, so links are transitive: variants of a task, and
+tasks renamed around one reference, all stay together). A group goes to a split by a hash of its
+smallest key, so the split is deterministic, independent of row order, and stable when rows are
+added: a new row moves nothing unless it links two existing groups into one.
+
+:func:`crossings` re-checks any assignment independently: every key whose rows landed in more
+than one split. There must be none.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Sequence
+
+import xxhash
+
+from kvdata.normalize import normalize_code
+
+SPLITS = ("train", "validation", "test")
+
+
+@dataclass(frozen=True)
+class SplitRow:
+    """What the split needs of a row: its id and the keys that tie it to other rows."""
+
+    id: str
+    keys: tuple[str, ...]
+
+
+def row_keys(task_name: Optional[str], reference: Optional[str], extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """A row's grouping keys: ``task:<name>``, ``ref:<digest of the normalised reference>``, and ``extra``."""
+    keys = []
+    if task_name and str(task_name).strip():
+        keys.append(f"task:{str(task_name).strip()}")
+    if reference and reference.strip():
+        keys.append("ref:" + _reference_digest(reference))
+    keys.extend(extra)
+    return tuple(keys)
+
+
+@functools.lru_cache(maxsize=65536)
+def _reference_digest(reference: str) -> str:
+    """The digest of a normalised reference; memoised (a task's variants share one reference)."""
+    return xxhash.xxh3_128_hexdigest(normalize_code(reference).encode("utf-8", "surrogatepass"))
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        root = x
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[x] != root:                 # path compression
+            self.parent[x], x = root, self.parent[x]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:                                   # the smaller key stays the root: the group's name
+            if rb < ra:
+                ra, rb = rb, ra
+            self.parent[rb] = ra
+
+
+def groups(rows: Sequence[SplitRow]) -> dict[str, str]:
+    """Row id -> its group's name (the smallest key in the group); a row with no keys is its own group."""
+    uf = _UnionFind()
+    for r in rows:
+        for k in r.keys:
+            uf.find(k)
+        for k in r.keys[1:]:
+            uf.union(r.keys[0], k)
+    return {r.id: uf.find(r.keys[0]) if r.keys else f"id:{r.id}" for r in rows}
+
+
+def split_of_group(group: str, val_fraction: float, test_fraction: float, seed: str = "") -> str:
+    """The split a group goes to: a uniform hash of its name against the fractions."""
+    u = xxhash.xxh3_64_intdigest(f"{seed}\x00{group}".encode("utf-8", "surrogatepass")) / 2.0 ** 64
+    if u < test_fraction:
+        return "test"
+    if u < test_fraction + val_fraction:
+        return "validation"
+    return "train"
+
+
+def assign_splits(rows: Sequence[SplitRow], val_fraction: float = 0.0, test_fraction: float = 0.0,
+                  seed: str = "", named: Optional[dict[str, str]] = None) -> dict[str, str]:
+    """Row id -> split, by group (module docstring); ``named``: :func:`groups` of ``rows``, if already known."""
+    if not (0 <= val_fraction < 1 and 0 <= test_fraction < 1 and val_fraction + test_fraction < 1):
+        raise ValueError(f"split fractions must be in [0, 1) and sum below 1 (validation {val_fraction}, "
+                         f"test {test_fraction})")
+    ids = [r.id for r in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError("row ids must be unique to split")
+    named = groups(rows) if named is None else named
+    cache: dict[str, str] = {}
+    out = {}
+    for r in rows:
+        g = named[r.id]
+        if g not in cache:
+            cache[g] = split_of_group(g, val_fraction, test_fraction, seed)
+        out[r.id] = cache[g]
+    return out
+
+
+def crossings(rows: Sequence[SplitRow], assignment: Callable[[str], str] | dict[str, str]) -> dict[str, set[str]]:
+    """Every key whose rows are in more than one split (key -> those splits); empty for a leak-free split."""
+    get = assignment.get if isinstance(assignment, dict) else assignment
+    seen: dict[str, set[str]] = {}
+    for r in rows:
+        for k in r.keys:
+            seen.setdefault(k, set()).add(get(r.id))
+    return {k: v for k, v in seen.items() if len(v) > 1}
