@@ -210,19 +210,25 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def run_child(args) -> None:
-    """Build in this (fresh) process and print one JSON line with the timings and peak RSS."""
+def build_config(corpus: dict, workers: int):
+    """The BuildConfig of a corpus :func:`write_corpus` made (also used by bench_export.py)."""
     from kvdata.buildconfig import BuildConfig
     from kvdata.builders.base import SourceSpec
-    from kvdata.pipeline import build
 
-    corpus = json.loads(args.child)
-    cfg = BuildConfig(sources=[
+    return BuildConfig(sources=[
         SourceSpec("triton_table", corpus["table"], (("columns", {"task_name": "name", "pytorch_code": "ref",
                                                                   "kernel_code": "triton", "license": "lic",
                                                                   "generator": "model"}),)),
         SourceSpec("hip_cudaagent", corpus["agent"]),
-    ], workers=args.workers_one).validate()
+    ], workers=workers).validate()
+
+
+def run_child(args) -> None:
+    """Build in this (fresh) process and print one JSON line with the timings and peak RSS."""
+    from kvdata.pipeline import build
+
+    corpus = json.loads(args.child)
+    cfg = build_config(corpus, args.workers_one)
     t0, c0 = time.perf_counter(), _cpu()
     result = build(cfg, corpus["out"], progress=False)
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0

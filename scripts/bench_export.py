@@ -48,19 +48,13 @@ def main() -> None:
         return
     import bench_build
 
-    from kvdata.buildconfig import BuildConfig
-    from kvdata.builders.base import SourceSpec
     from kvdata.pipeline import build
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         tmp = Path(tmp)
         corpus = bench_build.write_corpus(tmp / "raw", args.rows)
         os.environ.setdefault("KVDATA_CACHE", str(tmp / "cache"))
-        cfg = BuildConfig(sources=[
-            SourceSpec("triton_table", corpus["table"], (("columns", {"task_name": "name", "pytorch_code": "ref",
-                                                                      "kernel_code": "triton", "license": "lic",
-                                                                      "generator": "model"}),)),
-            SourceSpec("hip_cudaagent", corpus["agent"])], workers=2).validate()
+        cfg = bench_build.build_config(corpus, 2)
         t0 = time.perf_counter()
         build(cfg, tmp / "built", progress=False)
         build_s = time.perf_counter() - t0
