@@ -118,6 +118,68 @@ def test_dpo_margin_drops_the_pairs_below_it(built, tmp_path):
     assert sum(acc["exported"].values()) == sum(s >= 1.0 + margin for s in speedups)
 
 
+def test_dpo_never_prefers_an_unknown_slower_or_wrong_kernel(built, tmp_path):
+    """hip2hip rows whose speedup is null, NaN, infinite, zero, negative, exactly 1 or whose verification says
+    incorrect make no pair, each counted; a negative margin (which would prefer slower kernels) is refused."""
+    copy = tmp_path / "b"
+    shutil.copytree(built, copy)
+    shard = sorted((copy / "data" / "hip2hip").glob("*.parquet"))[0]
+    rows = pq.read_table(shard).to_pylist()
+    bad = [None, float("nan"), float("inf"), 0.0, -2.0, 1.0]
+    assert len(rows) > len(bad) + 2
+    for r, s in zip(rows, bad):
+        r["verification"] = dict(r["verification"], speedup=s)
+    rows[len(bad)]["verification"] = dict(rows[len(bad)]["verification"], speedup=3.0, correct=False)
+    pq.write_table(pa.Table.from_pylist(rows, schema=pq.read_schema(shard)), shard)
+    res = _run(["export", "--data", str(copy), "--task", "hip2hip", "--format", "dpo", "--out", str(tmp_path / "d"),
+                "--json"])
+    acc = json.loads(res.output)
+    assert acc["dropped"] == {"dpo_below_margin": len(bad), "dpo_not_correct": 1}
+    pairs = pq.read_table(sorted((tmp_path / "d" / "data").glob("*.parquet"))).to_pylist()
+    good = {r["id"]: r["verification"]["speedup"] for r in rows[len(bad) + 1:]}
+    assert {p["chosen_id"] for p in pairs} == set(good)
+    assert all(p["margin"] == pytest.approx(good[p["chosen_id"]] - 1.0) and p["margin"] > 0 for p in pairs)
+    res = CliRunner().invoke(main, ["export", "--data", str(copy), "--task", "hip2hip", "--format", "dpo",
+                                    "--out", str(tmp_path / "neg"), "--dpo-margin", "-0.5"])
+    assert res.exit_code != 0 and "slower" in res.output and not (tmp_path / "neg").exists()
+
+
+def test_out_folder_is_replaced_never_mixed_and_foreign_folders_are_refused(built, tmp_path):
+    out = tmp_path / "x"
+    _run(["export", "--data", str(built), "--task", "torch2triton", "--out", str(out), "--val-fraction", "0.3",
+          "--test-fraction", "0.3"])
+    assert {p.name.split("-")[0] for p in (out / "data").glob("*.parquet")} == {"train", "validation", "test"}
+    _run(["export", "--data", str(built), "--task", "torch2triton", "--out", str(out)])      # no split this time
+    assert [p.name for p in (out / "data").glob("*.parquet")] == ["train-00000-of-00001.parquet"]
+    assert len(_exported(out)["train"]) == json.loads((out / "accounting.json").read_text())["exported"]["train"]
+    for target in (built, tmp_path / "foreign"):
+        (tmp_path / "foreign").mkdir(exist_ok=True)
+        (tmp_path / "foreign" / "notes.txt").write_text("mine")
+        before = sorted(p.relative_to(target) for p in Path(target).rglob("*"))
+        res = CliRunner().invoke(main, ["export", "--data", str(built), "--task", "qa", "--out", str(target)])
+        assert res.exit_code != 0 and "choose" in res.output
+        assert sorted(p.relative_to(target) for p in Path(target).rglob("*")) == before
+
+
+def test_templates_are_sandboxed_and_null_columns_render_empty(built, tmp_path):
+    escape = tmp_path / "escape.j2"
+    escape.write_text("{{ pytorch_code.__class__.__mro__[1].__subclasses__() }}")
+    res = CliRunner().invoke(main, ["export", "--data", str(built), "--task", "torch2triton", "--out",
+                                    str(tmp_path / "e"), "--template", str(escape)])
+    assert res.exit_code != 0 and "sandbox" in res.output
+    nullable = tmp_path / "nullable.j2"
+    nullable.write_text("[{{ baseline_kernel_code }}] {{ pytorch_code }}")        # null in every triton row
+    _run(["export", "--data", str(built), "--task", "torch2triton", "--out", str(tmp_path / "n"), "--template",
+          str(nullable)])
+    prompts = [m[1]["content"] for m in _exported(tmp_path / "n")["train"]["messages"]]
+    assert prompts and all(p.startswith("[] ") for p in prompts)
+    missing = tmp_path / "missing.j2"
+    missing.write_text("{{ no_such_column }}")
+    res = CliRunner().invoke(main, ["export", "--data", str(built), "--task", "torch2triton", "--out",
+                                    str(tmp_path / "m"), "--template", str(missing)])
+    assert res.exit_code != 0 and "no_such_column" in res.output
+
+
 def test_triton_complete_takes_the_rows_without_a_reference(built, tmp_path):
     copy = tmp_path / "b"
     shutil.copytree(built, copy)
@@ -189,3 +251,20 @@ def test_lengths_in_tokens_and_max_tokens_drop_the_longest(built, tmp_path):
     res = CliRunner().invoke(main, ["export", "--data", str(built), "--task", "qa", "--out", str(tmp_path / "c"),
                                     "--max-tokens", "10"])
     assert res.exit_code != 0 and "--tokenizer" in res.output
+
+
+def test_the_datasets_reader_for_hub_ids_gives_the_shard_readers_rows(built, tmp_path):
+    """A Hub id is read through datasets.load_dataset; here that reader runs on a copy of the built folder (no
+    network on this machine), and must give exactly what the shard reader gives, columns and rows."""
+    from kvdata.export.pipeline import READ_COLUMNS, _read_shards, _read_with_datasets
+
+    copy = tmp_path / "hub"
+    shutil.copytree(built, copy)
+    for config in ("triton", "hip2hip", "qa"):
+        cols = READ_COLUMNS + ("verification",)
+        via_datasets = _read_with_datasets(str(copy), config, cols, progress=False)
+        direct = _read_shards(str(copy), config, cols, progress=False)
+        assert via_datasets and sorted(via_datasets, key=lambda r: r["id"]) == sorted(direct, key=lambda r: r["id"])
+    res = CliRunner().invoke(main, ["export", "--data", str(tmp_path / "no-such-folder"), "--task", "qa", "--out",
+                                    str(tmp_path / "o")])
+    assert res.exit_code != 0 and "Hub dataset id" in res.output

@@ -91,3 +91,15 @@ def test_the_bundled_sample_splits_without_crossings(tmp_path):
         task = next(k for k in r.keys if k.startswith("task:"))
         names.setdefault(task, set()).add(split[r.id])
     assert all(len(s) == 1 for s in names.values())
+
+
+def test_a_new_variant_with_another_reference_never_moves_its_task():
+    """Variants added later (same task name, a reference worded differently, so a new key) keep the
+    task where it was, whatever their reference's digest."""
+    rows = _synthetic(600)
+    first = assign_splits(rows, 0.2, 0.2)
+    more = rows + [SplitRow(f"late{t}", row_keys(f"task{t}", REF.replace("relu", f"op{t}_v2") + f"\n# {t}\n"))
+                   for t in range(600)]
+    again = assign_splits(more, 0.2, 0.2)
+    assert all(again[r.id] == first[r.id] for r in rows)
+    assert crossings(more, again) == {}

@@ -8,24 +8,25 @@ from kvdata.export.split import SPLITS
 
 
 def _plot(lengths: list[int], splits: list[str], unit: str, path: Path) -> bool:
+    """A length histogram per split (shared bins, counted with numpy, drawn as steps)."""
     if not lengths:
         return False
-    import matplotlib
+    import numpy as np
+    from matplotlib.figure import Figure      # no pyplot: no GUI backend, no global figure state
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3))
+    values, names = np.asarray(lengths), np.asarray(splits)
+    edges = np.histogram_bin_edges(values, bins=40)
+    fig = Figure(figsize=(6, 3))
+    ax = fig.subplots()
     for s in SPLITS:
-        xs = [n for n, sp in zip(lengths, splits) if sp == s]
-        if xs:
-            ax.hist(xs, bins=40, alpha=0.6, label=f"{s} ({len(xs)})")
+        xs = values[names == s]
+        if xs.size:
+            ax.stairs(np.histogram(xs, bins=edges)[0], edges, fill=True, alpha=0.6, label=f"{s} ({xs.size})")
     ax.set_xlabel(unit)
     ax.set_ylabel("examples")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return True
 
 

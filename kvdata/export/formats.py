@@ -17,8 +17,11 @@ null in one split still has its type.
 """
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from kvdata.export.tasks import ExportItem
@@ -50,46 +53,102 @@ SCHEMAS: dict[str, pa.Schema] = {
 ID_COLUMN = {"messages": "id", "alpaca": "id", "sharegpt": "id", "dpo": "id", "rl": ("extra_info", "id")}
 
 
-def _meta(item: ExportItem) -> dict:
-    m = item.meta
-    return {"task": item.task, "task_name": item.task_name, "language": m.get("language"), "license": m.get("license"),
-            "source": m.get("source"), "speedup": m.get("speedup")}
+@dataclass(frozen=True)
+class PreferencePair:
+    """``chosen``'s response preferred over ``rejected_text`` (the row ``rejected_id``) for ``chosen``'s prompt;
+    ``preference`` says why, ``margin`` by how much (speedup - 1; None for correct over incorrect)."""
+
+    chosen: ExportItem
+    rejected_text: str
+    rejected_id: str
+    preference: str
+    margin: Optional[float]
 
 
-def sft_row(fmt: str, item: ExportItem, split: str, index: int) -> dict:
-    """One example in ``messages``, ``alpaca``, ``sharegpt`` or ``rl`` form."""
+@functools.cache
+def _string_pool() -> pa.MemoryPool:
+    """The pool string columns are built in: jemalloc where this pyarrow has it. Growing large string
+    buffers from Python objects is several times slower in pyarrow's default (mimalloc) pool on
+    Linux; only these arrays use it, the process's default pool is left alone."""
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        return pa.default_memory_pool()
+
+
+def _strings(values) -> pa.Array:
+    return pa.array(values, pa.string(), memory_pool=_string_pool())
+
+
+def _chat(turns: Sequence[tuple[str, list[str]]], n: int) -> pa.Array:
+    """A list<struct<role, content>> column of ``n`` rows, each the same roles in order, built column-wise."""
+    k = len(turns)
+    roles = [role for role, _ in turns] * n
+    contents: list = [None] * (k * n)
+    for j, (_, texts) in enumerate(turns):
+        contents[j::k] = texts
+    turn = pa.StructArray.from_arrays([_strings(roles), _strings(contents)], fields=list(_MSG))
+    return pa.ListArray.from_arrays(pa.array(np.arange(0, k * n + 1, k, dtype=np.int32)), turn,
+                                    type=pa.list_(_MSG))
+
+
+def _meta_columns(items: Sequence[ExportItem]) -> dict[str, pa.Array]:
+    return {"task": _strings([it.task for it in items]), "task_name": _strings([it.task_name for it in items]),
+            "language": _strings([it.meta.get("language") for it in items]),
+            "license": _strings([it.meta.get("license") for it in items]),
+            "source": _strings([it.meta.get("source") for it in items]),
+            "speedup": pa.array([it.meta.get("speedup") for it in items], pa.float64())}
+
+
+def example_table(fmt: str, items: Sequence[ExportItem], split: str) -> pa.Table:
+    """One split's examples in ``messages``, ``alpaca``, ``sharegpt`` or ``rl`` form, built column by column."""
+    n = len(items)
+    ids = _strings([it.id for it in items])
+    prompts = [it.prompt for it in items]
+    responses = [it.response for it in items]
+    systems = [it.system for it in items]
     if fmt == "messages":
-        return {"id": item.id, "messages": [{"role": "system", "content": item.system},
-                                            {"role": "user", "content": item.prompt},
-                                            {"role": "assistant", "content": item.response}], **_meta(item)}
-    if fmt == "alpaca":
-        return {"id": item.id, "instruction": item.prompt, "input": "", "output": item.response,
-                "system": item.system, **_meta(item)}
-    if fmt == "sharegpt":
-        return {"id": item.id, "conversations": [{"from": "human", "value": item.prompt},
-                                                 {"from": "gpt", "value": item.response}],
-                "system": item.system, **_meta(item)}
-    if fmt == "rl":
-        truth = item.reference if item.task != "qa" else item.response
-        return {"data_source": f"amdkernelvault/{item.task}",
-                "prompt": [{"role": "system", "content": item.system}, {"role": "user", "content": item.prompt}],
-                "ability": "qa" if item.task == "qa" else "kernel",
-                "reward_model": {"style": "rule", "ground_truth": truth or ""},
-                "extra_info": {"split": split, "index": index, "id": item.id, "task_name": item.task_name,
-                               "language": item.meta.get("language"), "reference_kernel": item.response}}
-    raise ValueError(f"{fmt!r} is not a per-example format")
+        cols = {"id": ids, "messages": _chat([("system", systems), ("user", prompts), ("assistant", responses)], n)}
+    elif fmt == "alpaca":
+        cols = {"id": ids, "instruction": _strings(prompts), "input": _strings([""] * n),
+                "output": _strings(responses), "system": _strings(systems)}
+    elif fmt == "sharegpt":
+        turn = pa.struct([("from", pa.string()), ("value", pa.string())])
+        values = [None] * (2 * n)
+        values[0::2], values[1::2] = prompts, responses
+        conv = pa.StructArray.from_arrays([_strings(["human", "gpt"] * n), _strings(values)], fields=list(turn))
+        cols = {"id": ids, "conversations": pa.ListArray.from_arrays(
+            pa.array(np.arange(0, 2 * n + 1, 2, dtype=np.int32)), conv, type=pa.list_(turn)),
+            "system": _strings(systems)}
+    elif fmt == "rl":
+        schema = SCHEMAS["rl"]
+        truth = [(it.response if it.task == "qa" else it.reference) or "" for it in items]
+        reward = pa.StructArray.from_arrays([_strings(["rule"] * n), _strings(truth)],
+                                            fields=list(schema.field("reward_model").type))
+        extra = pa.StructArray.from_arrays(
+            [_strings([split] * n), pa.array(np.arange(n, dtype=np.int64)), ids,
+             _strings([it.task_name for it in items]), _strings([it.meta.get("language") for it in items]),
+             _strings(responses)], fields=list(schema.field("extra_info").type))
+        cols = {"data_source": _strings([f"amdkernelvault/{it.task}" for it in items]),
+                "prompt": _chat([("system", systems), ("user", prompts)], n),
+                "ability": _strings(["qa" if it.task == "qa" else "kernel" for it in items]),
+                "reward_model": reward, "extra_info": extra}
+        return pa.Table.from_pydict(cols, schema=schema)
+    else:
+        raise ValueError(f"{fmt!r} is not a per-example format")
+    return pa.Table.from_pydict(cols | _meta_columns(items), schema=SCHEMAS[fmt])
 
 
-def dpo_pair(chosen: ExportItem, rejected_text: str, rejected_id: str, preference: str,
-             margin: Optional[float]) -> dict:
-    """One preference pair: ``chosen``'s response over ``rejected_text`` for ``chosen``'s prompt."""
-    return {"id": f"{chosen.id}>{rejected_id}", "prompt": chosen.prompt, "chosen": chosen.response,
-            "rejected": rejected_text, "system": chosen.system, "chosen_id": chosen.id, "rejected_id": rejected_id,
-            "preference": preference, "margin": margin, **_meta(chosen)}
-
-
-def table(fmt: str, rows: Sequence[dict]) -> pa.Table:
-    return pa.Table.from_pylist(list(rows), schema=SCHEMAS[fmt])
+def pair_table(pairs: Sequence[PreferencePair]) -> pa.Table:
+    """Preference pairs in ``dpo`` form: both rows' ids, the preference and its margin."""
+    chosen = [p.chosen for p in pairs]
+    cols = {"id": _strings([f"{p.chosen.id}>{p.rejected_id}" for p in pairs]),
+            "prompt": _strings([c.prompt for c in chosen]), "chosen": _strings([c.response for c in chosen]),
+            "rejected": _strings([p.rejected_text for p in pairs]), "system": _strings([c.system for c in chosen]),
+            "chosen_id": _strings([c.id for c in chosen]), "rejected_id": _strings([p.rejected_id for p in pairs]),
+            "preference": _strings([p.preference for p in pairs]),
+            "margin": pa.array([p.margin for p in pairs], pa.float64())}
+    return pa.Table.from_pydict(cols | _meta_columns(chosen), schema=SCHEMAS["dpo"])
 
 
 def dataset_info(fmt: str, name: str, files: dict[str, str]) -> dict:

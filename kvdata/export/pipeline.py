@@ -9,6 +9,7 @@ alpaca / sharegpt / dpo), ``accounting.json`` (input rows = exported + dropped b
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvdata.export.filters import RowFilters
-from kvdata.export.formats import FORMATS, dataset_info, dpo_pair, sft_row, table
+from kvdata.export.formats import FORMATS, PreferencePair, dataset_info, example_table, pair_table
 from kvdata.export.split import SPLITS, SplitRow, assign_splits, crossings, groups, row_keys
 from kvdata.export.tasks import SYSTEM, TASKS, load_template, skip_reason, to_item
 
@@ -58,41 +59,74 @@ class ExportResult:
         return used == self.input_rows
 
 
-def _rows(data: str, configs: Sequence[str], progress: bool) -> tuple[list[dict], list[str]]:
-    """The rows of the task's configs: a built folder's shards read directly (pyarrow; no datasets cache
-    that could hand back an earlier build's rows), a Hub id through ``datasets``."""
-    from kvdata.hub import load_config, shard_files
+#: The columns an export reads (besides the template's own): ids, grouping, responses, metadata.
+READ_COLUMNS = ("id", "task_name", "symbol", "pytorch_code", "kernel_code", "baseline_kernel_code", "question",
+                "answer", "language", "license", "source", "library", "subset")
 
-    rows, found = [], []
+
+def _rows(data: str, configs: Sequence[str], columns: Sequence[str], progress: bool) -> tuple[list[dict], list[str]]:
+    """The rows of the task's configs (only ``columns`` of them) and the configs found: a built folder's
+    shards read directly, a Hub id through ``datasets``."""
     local = Path(data).is_dir()
+    read = _read_shards if local else _read_with_datasets
+    rows, found, errors = [], [], []
     for config in configs:
-        if local:
-            shards = shard_files(data, config)
-            if not shards:
-                continue
-            import pyarrow.parquet as pq
-
-            for shard in shards:
-                rows.extend(pq.read_table(shard).to_pylist())
-        else:
-            import datasets
-
-            if not progress:
-                datasets.disable_progress_bars()
-            try:
-                rows.extend(load_config(data, config).to_list())
-            except (FileNotFoundError, ValueError):
-                continue
-        found.append(config)
+        try:
+            part = read(data, config, columns, progress)
+        except (FileNotFoundError, ValueError) as e:
+            errors.append(f"{config}: {e}")
+            continue
+        if part is not None:
+            rows.extend(part)
+            found.append(config)
     if not found:
-        raise FileNotFoundError(f"{data} has none of the configs this task reads ({', '.join(configs)})")
+        where = "" if local else " (not a local folder, so read as a Hub dataset id)"
+        raise FileNotFoundError(f"{data}{where} has none of the configs this task reads ({', '.join(configs)})"
+                                + (f"; {'; '.join(errors)[:500]}" if errors else ""))
     return rows, found
 
 
-def _lengths(texts: list[str], tokenizer) -> list[int]:
+def _read_shards(folder: str, config: str, columns: Sequence[str], progress: bool) -> Optional[list[dict]]:
+    """A built folder's config read with pyarrow (no datasets cache that could hand back an earlier
+    build's rows); None if the folder has no such config."""
+    import pyarrow.parquet as pq
+
+    from kvdata.hub import shard_files
+
+    shards = shard_files(folder, config)
+    if not shards:
+        return None
+    rows: list[dict] = []
+    for shard in shards:
+        f = pq.ParquetFile(shard)
+        names = set(f.schema_arrow.names)
+        rows.extend(f.read(columns=[c for c in columns if c in names]).to_pylist())
+    return rows
+
+
+def _read_with_datasets(source: str, config: str, columns: Sequence[str], progress: bool) -> Optional[list[dict]]:
+    """A config of a Hub dataset (or anything ``datasets.load_dataset`` reads) through ``datasets``
+    (``FileNotFoundError`` / ``ValueError`` if it has no such config)."""
+    import datasets
+
+    from kvdata.hub import load_config
+
+    if not progress:
+        datasets.disable_progress_bars()
+    ds = load_config(source, config)
+    return ds.select_columns([c for c in columns if c in ds.column_names]).to_list()
+
+
+def _lengths(items, tokenizer, batch: int = 512) -> list[int]:
+    """Each example's length (system + prompt + response): characters, or tokens of ``tokenizer``
+    (tokenized in batches, so that only one batch of joined texts is held at a time)."""
     if tokenizer is None:
-        return [len(t) for t in texts]
-    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        return [len(it.system) + len(it.prompt) + len(it.response) for it in items]
+    out: list[int] = []
+    for i in range(0, len(items), batch):
+        texts = [it.system + it.prompt + it.response for it in items[i:i + batch]]
+        out.extend(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
+    return out
 
 
 def export(data: str, out: str | Path, options: ExportOptions, filters: Optional[RowFilters] = None,
@@ -102,6 +136,10 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
         raise ValueError(f"unknown task {options.task!r}; expected one of {', '.join(TASKS)}")
     if options.format not in FORMATS:
         raise ValueError(f"unknown format {options.format!r}; expected one of {', '.join(FORMATS)}")
+    if not (isinstance(options.dpo_margin, (int, float)) and math.isfinite(options.dpo_margin)
+            and options.dpo_margin >= 0):
+        raise ValueError(f"--dpo-margin must be a finite number >= 0 (got {options.dpo_margin}): a negative one "
+                         f"would prefer slower kernels")
     if options.max_tokens is not None and options.tokenizer is None:
         raise ValueError("--max-tokens needs --tokenizer (lengths are otherwise characters)")
     task = TASKS[options.task]
@@ -111,7 +149,10 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
                          "an incorrect one of the same task)")
     filters = filters or RowFilters()
     template = load_template(task.name, options.template)
-    rows, configs = _rows(data, task.configs, progress)
+    out = Path(out)
+    _check_out(out, data)
+    columns = READ_COLUMNS + template.names + (("verification",) if task.name == "hip2hip" else ())
+    rows, configs = _rows(data, task.configs, columns, progress)
     dropped: Counter = Counter()
     items, rows_by_id = [], {}
     from tqdm.auto import tqdm
@@ -124,14 +165,15 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
             dropped[f"{reason}"] += 1
             continue
         items.append(to_item(task, row, template, options.system))
-        rows_by_id[str(row["id"])] = row
+        if dpo:
+            rows_by_id[str(row["id"])] = row
 
     tokenizer = None
     if options.tokenizer:
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(options.tokenizer, local_files_only=True)
-    lengths = _lengths([it.system + it.prompt + it.response for it in items], tokenizer)
+    lengths = _lengths(items, tokenizer)
     if options.max_tokens is not None:
         keep = [n <= options.max_tokens for n in lengths]
         dropped["too_long"] += sum(not k for k in keep)
@@ -145,21 +187,20 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
     if crossed:                                    # cannot happen by construction; checked, not assumed
         raise RuntimeError(f"task groups cross splits: {sorted(crossed)[:5]}")
 
-    by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
+    by_split: dict[str, list] = {s: [] for s in SPLITS}
     if dpo:
-        by_split, unpaired = _dpo_rows(items, split, rows_by_id, filters, options.dpo_margin)
+        by_split, unpaired = _dpo_pairs(items, split, rows_by_id, filters, options.dpo_margin)
         dropped.update(unpaired)
         n_examples = len(items) - sum(unpaired.values())
     else:
         for it in items:
-            s = split[it.id]
-            by_split[s].append(sft_row(options.format, it, s, len(by_split[s])))
+            by_split[split[it.id]].append(it)
         n_examples = len(items)
 
     if not any(by_split.values()):
         raise ValueError(f"nothing to export: all {len(rows)} rows of {', '.join(configs)} were dropped "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(dropped.items())) or 'no rows'})")
-    out = Path(out)
+    _clear_export(out)
     (out / "data").mkdir(parents=True, exist_ok=True)
     import pyarrow.parquet as pq
 
@@ -167,12 +208,14 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
     for s, part in by_split.items():
         if part:
             path = f"data/{s}-00000-of-00001.parquet"
-            pq.write_table(table(options.format, part), out / path)
+            pq.write_table(pair_table(part) if dpo else example_table(options.format, part, s), out / path)
             files[s] = path
     unit = "tokens" if tokenizer is not None else "characters"
     length_stats = {}
+    item_splits = [split[it.id] for it in items]
+    all_lengths, split_of_item = np.asarray(lengths, dtype=np.int64), np.asarray(item_splits)
     for s in SPLITS:
-        ns = np.array([n for it, n in zip(items, lengths) if split[it.id] == s])
+        ns = all_lengths[split_of_item == s]
         if ns.size:
             length_stats[s] = {"unit": unit, "n": int(ns.size), "mean": float(ns.mean()),
                                "p50": float(np.percentile(ns, 50)), "p95": float(np.percentile(ns, 95)),
@@ -192,13 +235,13 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
                                                     indent=2) + "\n", encoding="utf-8")
     from kvdata.export.card import write_card
 
-    write_card(result, options, out, lengths, [split[it.id] for it in items], command)
+    write_card(result, options, out, lengths, item_splits, command)
     return result
 
 
-def _dpo_rows(items, split, rows_by_id, filters: RowFilters, margin: float):
+def _dpo_pairs(items, split, rows_by_id, filters: RowFilters, margin: float):
     """Preference pairs per split, and the examples that made none (by reason)."""
-    by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
+    by_split: dict[str, list[PreferencePair]] = {s: [] for s in SPLITS}
     unpaired: Counter = Counter()
     if filters.verdicts is not None:               # a correct variant over an incorrect one of the same task
         tasks: dict[str, list] = {}
@@ -212,14 +255,58 @@ def _dpo_rows(items, split, rows_by_id, filters: RowFilters, margin: float):
                 continue
             for i, loser in enumerate(bad):
                 winner = good[i % len(good)]
-                by_split[split[winner.id]].append(dpo_pair(winner, loser.response, loser.id, "correct_over_incorrect",
-                                                           None))
+                by_split[split[winner.id]].append(PreferencePair(winner, loser.response, loser.id,
+                                                                         "correct_over_incorrect", None))
         return by_split, unpaired
     for it in items:                               # hip2hip: the optimised kernel over its baseline
         speedup = it.meta.get("speedup")
-        if not speedup or speedup < 1.0 + margin:
+        if it.meta.get("correct") is False:
+            unpaired["dpo_not_correct"] += 1
+            continue
+        if not _faster(speedup, margin):
             unpaired["dpo_below_margin"] += 1
             continue
         base = rows_by_id[it.id]["baseline_kernel_code"]
-        by_split[split[it.id]].append(dpo_pair(it, base, f"{it.id}:baseline", "faster_over_baseline", speedup - 1.0))
+        by_split[split[it.id]].append(PreferencePair(it, base, f"{it.id}:baseline", "faster_over_baseline",
+                                                     speedup - 1.0))
     return by_split, unpaired
+
+
+def _faster(speedup, margin: float) -> bool:
+    """A measured speedup that makes the optimised kernel the preferred one: finite, above 1 and at least
+    ``1 + margin`` (unknown, NaN, infinite, zero or negative speedups never do)."""
+    return (isinstance(speedup, (int, float)) and math.isfinite(speedup) and speedup > 1.0
+            and speedup >= 1.0 + margin)
+
+#: What an export writes (and a re-export into the same folder replaces).
+EXPORT_FILES = ("README.md", "accounting.json", "dataset_info.json", "lengths.png")
+
+
+def _check_out(out: Path, data: str) -> None:
+    """``out`` must be empty, absent, or an earlier export (which is replaced); never the corpus itself or a
+    folder of other files, which an export would otherwise overwrite or mix with."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ValueError(f"--out {out} is a file")
+    if Path(data).is_dir() and out.resolve() == Path(data).resolve():
+        raise ValueError(f"--out {out} is the corpus folder itself; choose another")
+    entries = list(out.iterdir())
+    if entries and not (out / "accounting.json").is_file():
+        raise ValueError(f"--out {out} is not empty and holds no earlier export (no accounting.json); "
+                         f"choose an empty or new folder")
+    if entries:
+        try:
+            earlier = json.loads((out / "accounting.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            earlier = None
+        if not isinstance(earlier, dict) or "examples" not in earlier or "format" not in earlier:
+            raise ValueError(f"--out {out}: its accounting.json is not an export's; choose an empty or new folder")
+
+
+def _clear_export(out: Path) -> None:
+    """Remove an earlier export's files, so that a re-export never mixes old splits with new ones."""
+    for name in EXPORT_FILES:
+        (out / name).unlink(missing_ok=True)
+    for shard in (out / "data").glob("*-00000-of-00001.parquet") if (out / "data").is_dir() else ():
+        shard.unlink()

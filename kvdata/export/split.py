@@ -4,8 +4,11 @@ Rows are linked when they share a task name or the same PyTorch reference after 
 (comments, docstrings and whitespace removed: :func:`kvdata.normalize.normalize_code`), and linked
 rows form one group (union-find over the keys, so links are transitive: variants of a task, and
 tasks renamed around one reference, all stay together). A group goes to a split by a hash of its
-smallest key, so the split is deterministic, independent of row order, and stable when rows are
-added: a new row moves nothing unless it links two existing groups into one.
+first key (task names before references, then in sorted order), so the split is deterministic,
+independent of row order, and stable when rows are added: a new row moves nothing unless it links
+two existing groups into one or brings a task name that sorts first into a group. A new variant of
+a task, even with a reworded reference, never moves the task: the name, not the reference, names
+the group.
 
 :func:`crossings` re-checks any assignment independently: every key whose rows landed in more
 than one split. There must be none.
@@ -13,8 +16,7 @@ than one split. There must be none.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 import xxhash
 
@@ -23,9 +25,9 @@ from kvdata.normalize import normalize_code
 SPLITS = ("train", "validation", "test")
 
 
-@dataclass(frozen=True)
-class SplitRow:
-    """What the split needs of a row: its id and the keys that tie it to other rows."""
+class SplitRow(NamedTuple):
+    """What the split needs of a row: its id and the keys that tie it to other rows (a named tuple:
+    one is made per exported row)."""
 
     id: str
     keys: tuple[str, ...]
@@ -48,36 +50,37 @@ def _reference_digest(reference: str) -> str:
     return xxhash.xxh3_128_hexdigest(normalize_code(reference).encode("utf-8", "surrogatepass"))
 
 
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        self.parent.setdefault(x, x)
-        root = x
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[x] != root:                 # path compression
-            self.parent[x], x = root, self.parent[x]
-        return root
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:                                   # the smaller key stays the root: the group's name
-            if rb < ra:
-                ra, rb = rb, ra
-            self.parent[rb] = ra
+def _rank(key: str) -> tuple[bool, str]:
+    """Group names: a task name before any reference digest, then the smallest."""
+    return (not key.startswith("task:"), key)
 
 
 def groups(rows: Sequence[SplitRow]) -> dict[str, str]:
-    """Row id -> its group's name (the smallest key in the group); a row with no keys is its own group."""
-    uf = _UnionFind()
-    for r in rows:
-        for k in r.keys:
-            uf.find(k)
-        for k in r.keys[1:]:
-            uf.union(r.keys[0], k)
-    return {r.id: uf.find(r.keys[0]) if r.keys else f"id:{r.id}" for r in rows}
+    """Row id -> its group's name (its first key by :func:`_rank`); a row with no keys is its own group.
+
+    Connected components of the keys: each distinct key tuple (a task's variants share one) joins the
+    components its keys are in, the smaller merged into the larger, so a key moves O(log n) times."""
+    component: dict[str, int] = {}                 # key -> component number
+    members: dict[int, list[str]] = {}
+    for keys in {r.keys for r in rows}:
+        if not keys:
+            continue
+        found = {component[k] for k in keys if k in component}
+        if not found:
+            c = len(component)                     # unused: numbers only grow with the keys seen
+            members[c] = []
+        else:
+            c = max(found, key=lambda n: len(members[n]))
+            for other in found - {c}:
+                for k in members.pop(other):
+                    component[k] = c
+                    members[c].append(k)
+        for k in keys:
+            if k not in component:
+                component[k] = c
+                members[c].append(k)
+    name = {c: min(ks, key=_rank) for c, ks in members.items()}
+    return {r.id: name[component[r.keys[0]]] if r.keys else f"id:{r.id}" for r in rows}
 
 
 def split_of_group(group: str, val_fraction: float, test_fraction: float, seed: str = "") -> str:
@@ -114,7 +117,7 @@ def crossings(rows: Sequence[SplitRow], assignment: Callable[[str], str] | dict[
     """Every key whose rows are in more than one split (key -> those splits); empty for a leak-free split."""
     get = assignment.get if isinstance(assignment, dict) else assignment
     seen: dict[str, set[str]] = {}
-    for r in rows:
-        for k in r.keys:
-            seen.setdefault(k, set()).add(get(r.id))
+    for keys, split in {(r.keys, get(r.id)) for r in rows}:
+        for k in keys:
+            seen.setdefault(k, set()).add(split)
     return {k: v for k, v in seen.items() if len(v) > 1}

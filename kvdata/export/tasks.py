@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from jinja2 import UndefinedError
+from jinja2.exceptions import SecurityError
+
 SYSTEM = "You are an expert GPU kernel engineer for AMD GPUs (ROCm, HIP and Triton)."
 
 TEMPLATES: dict[str, str] = {
@@ -81,15 +84,21 @@ def load_template(task: str, path: Optional[str | Path] = None):
     """The compiled prompt template of ``task`` (or the Jinja file at ``path``)."""
     import jinja2
     import jinja2.meta
+    import jinja2.sandbox
 
     if task not in TASKS:
         raise ValueError(f"unknown export task {task!r}; expected one of {', '.join(TASKS)}")
     text = Path(path).read_text(encoding="utf-8") if path else TEMPLATES[task]
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+    # Sandboxed (a template file from elsewhere cannot reach Python internals), strict about unknown
+    # columns, and a null column renders as nothing rather than "None".
+    env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False,
+                                              finalize=lambda v: "" if v is None else v)
     try:
         return PromptTemplate(env.from_string(text), tuple(sorted(jinja2.meta.find_undeclared_variables(env.parse(text)))))
     except jinja2.TemplateSyntaxError as e:
         raise ValueError(f"prompt template {path or task}: line {e.lineno}: {e.message}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"prompt template {path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 class PromptTemplate:
@@ -130,19 +139,20 @@ def skip_reason(task: ExportTask, row: dict) -> Optional[str]:
 
 def to_item(task: ExportTask, row: dict, template, system: str = SYSTEM) -> ExportItem:
     """The training example one corpus row makes (``skip_reason`` said yes)."""
-    import jinja2
-
-    context = dict(row)
+    context = row
     if task.name == "triton-complete":
-        context["head"] = "\n".join(row["kernel_code"].splitlines()[:COMPLETE_HEAD_LINES])
+        context = dict(row, head="\n".join(row["kernel_code"].splitlines()[:COMPLETE_HEAD_LINES]))
     try:
         prompt = template.render(context)
-    except jinja2.UndefinedError as e:
-        raise ValueError(f"prompt template for {task.name}: {e.message} (row {row.get('id')})") from None
+    except UndefinedError as e:
+        raise ValueError(f"prompt template for {task.name}: {e.message} (row {row.get('id')}; the template "
+                         f"can use the columns of {', '.join(task.configs)} and `head`)") from None
+    except SecurityError as e:
+        raise ValueError(f"prompt template for {task.name}: {e} (templates are sandboxed)") from None
     verification = row.get("verification") or {}
     meta = {"language": row.get("language") or task.language, "license": row.get("license"),
             "source": row.get("source") or row.get("library"), "subset": row.get("subset")}
-    if task.name == "hip2hip":
-        meta["speedup"] = verification.get("speedup") if isinstance(verification, dict) else None
+    if task.name == "hip2hip" and isinstance(verification, dict):
+        meta["speedup"], meta["correct"] = verification.get("speedup"), verification.get("correct")
     return ExportItem(str(row["id"]), task.name, row.get("task_name") or row.get("symbol"), row.get("pytorch_code"),
                       prompt, row[task.response], system, meta)
