@@ -103,3 +103,31 @@ def test_a_new_variant_with_another_reference_never_moves_its_task():
     again = assign_splits(more, 0.2, 0.2)
     assert all(again[r.id] == first[r.id] for r in rows)
     assert crossings(more, again) == {}
+
+
+def test_pinned_rows_stay_where_an_earlier_split_put_them_whatever_joins_their_groups():
+    rows = _synthetic(500)
+    first = assign_splits(rows, 0.2, 0.2)
+    # each task gains a row with its reference and a new name that sorts first: every group is renamed
+    more = rows + [SplitRow(f"new{t}", row_keys(f"0000_{t}", REF.replace("relu", f"op{t}"))) for t in range(500)]
+    unpinned = assign_splits(more, 0.2, 0.2)
+    assert any(unpinned[r.id] != first[r.id] for r in rows)          # what no stateless split can avoid
+    pinned = assign_splits(more, 0.2, 0.2, pinned=first)
+    assert all(pinned[r.id] == first[r.id] for r in rows)
+    assert crossings(more, pinned) == {}
+    # two earlier groups on different sides joined by a new row: the most held-out side wins, no crossing
+    a = next(r for r in rows if first[r.id] == "train")
+    b = next(r for r in rows if first[r.id] == "test")
+    bridge = SplitRow("bridge", (a.keys[0], b.keys[0]))
+    joined = assign_splits(rows + [bridge], 0.2, 0.2, pinned=first)
+    assert joined[a.id] == joined[b.id] == joined["bridge"] == "test"
+    assert crossings(rows + [bridge], joined) == {}
+
+
+def test_case_and_layout_differences_do_not_make_another_task():
+    spaced = REF.replace("return torch.relu(x)", "return  torch.relu( x )").replace("nn.Module", "nn . Module")
+    quoted = REF.replace("class Model", 'NAME = "relu"\nclass Model')
+    quoted2 = REF.replace("class Model", "NAME = 'relu'\nclass Model")
+    assert row_keys("Clamp", REF) == row_keys(" clamp ", spaced)
+    assert row_keys("x", quoted)[1] == row_keys("y", quoted2)[1]
+    assert row_keys("x", REF)[1] != row_keys("x", REF.replace("relu", "gelu"))[1]

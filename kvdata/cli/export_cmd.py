@@ -23,6 +23,8 @@ Examples:
   kvdata export --data DIR --task torch2hip --format rl --audit audit/ --verified reverify.parquet \\
       --min-speedup 1.0 --license MIT --license Apache-2.0 --test-fraction 0.05 --out rl_hip
   kvdata export --data DIR --task qa --format alpaca --tokenizer ./qwen3-tokenizer --max-tokens 4096 --out qa
+  kvdata export --data GROWN --task torch2hip --val-fraction 0.1 --keep-splits sft_v1 --out sft_v2
+      # a grown corpus: what sft_v1 held stays where it was
 """
 
 
@@ -37,11 +39,14 @@ Examples:
               help="Share of task groups for validation (split by group, never by row).")
 @click.option("--test-fraction", type=click.FloatRange(0, 0.9), default=0.0, show_default=True)
 @click.option("--seed", default="", help="Salt of the split hash (another seed, another split).")
+@click.option("--keep-splits", type=click.Path(exists=True, file_okay=False),
+              help="An earlier export: every row it held stays on the side it was on (its groups too).")
 @click.option("--audit", "audit_dir", type=click.Path(exists=True, file_okay=False),
               help="audit-overlap folder: drop the training rows it flagged.")
 @click.option("--verified", type=click.Path(exists=True, dir_okay=False),
               help="reverify results: keep rows marked correct (dpo: pair correct over incorrect).")
-@click.option("--min-speedup", type=float, help="With --verified: keep only rows at least this fast.")
+@click.option("--min-speedup", type=float,
+              help="With --verified: keep only rows at least this fast (an unmeasured or infinite speedup fails).")
 @click.option("--license", "licenses", multiple=True, help="Keep only rows these SPDX ids allow (repeatable).")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False), help="Jinja prompt template file.")
 @click.option("--dpo-margin", type=float, default=0.0, show_default=True,
@@ -49,7 +54,7 @@ Examples:
 @click.option("--tokenizer", type=click.Path(exists=True), help="Local Hugging Face tokenizer: lengths in tokens.")
 @click.option("--max-tokens", type=int, help="Drop examples longer than this (needs --tokenizer).")
 @click.option("--json", "as_json", is_flag=True, help="Print accounting.json instead of the summary.")
-def export_cmd(data, task, fmt, out, val_fraction, test_fraction, seed, audit_dir, verified, min_speedup, licenses,
+def export_cmd(data, task, fmt, out, val_fraction, test_fraction, seed, keep_splits, audit_dir, verified, min_speedup, licenses,
                template, dpo_margin, tokenizer, max_tokens, as_json):
     """Turn the corpus into a training set, decontaminated and split by task group."""
     from kvdata.export.filters import RowFilters, read_audit, read_verdicts
@@ -62,7 +67,7 @@ def export_cmd(data, task, fmt, out, val_fraction, test_fraction, seed, audit_di
                              verdicts=read_verdicts(verified) if verified else None, min_speedup=min_speedup,
                              allow=list(licenses) or None)
         options = ExportOptions(task, fmt, val_fraction, test_fraction, seed, template, dpo_margin=dpo_margin,
-                                tokenizer=tokenizer, max_tokens=max_tokens)
+                                tokenizer=tokenizer, max_tokens=max_tokens, keep_splits=keep_splits)
         result = export(data, out, options, filters, command=shlex.join(["kvdata", *sys.argv[1:]]),
                         progress=not as_json)
     except (ValueError, FileNotFoundError, OSError) as e:

@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -50,12 +51,35 @@ class Verdicts:
 
 
 def read_verdicts(path: str | Path) -> Verdicts:
-    """``kvdata reverify`` results (parquet or JSONL); the last row of an id wins (a re-run)."""
+    """``kvdata reverify`` results (parquet or JSONL). An id's verdict is correct only if every result for
+    it says so (a re-run that disagrees makes it not correct); a speedup that is not a finite number counts
+    as unmeasured."""
     from kvdata.reverify.store import read_results
 
-    by_id = {}
-    for r in read_results(path):
-        by_id[str(r["id"])] = (r.get("status") == "correct" and bool(r.get("correct")), r.get("speedup"))
+    try:
+        results = read_results(path)
+    except Exception as e:                      # pyarrow / json errors: the file is not results
+        raise ValueError(f"--verified {path}: not a reverify results file ({type(e).__name__}: {e})") from None
+    if not results:
+        raise ValueError(f"--verified {path}: no results in it")
+    missing = [c for c in ("id", "status") if not any(c in r for r in results)]
+    if missing:
+        raise ValueError(f"--verified {path}: not reverify results: no {' or '.join(missing)} column "
+                         f"(kvdata reverify writes id, status, correct, speedup)")
+    by_id: dict[str, tuple[bool, Optional[float]]] = {}
+    for r in results:
+        rid = r.get("id")
+        if rid is None:
+            continue
+        speedup = r.get("speedup")
+        if not (isinstance(speedup, (int, float)) and math.isfinite(speedup)):
+            speedup = None
+        correct = r.get("status") == "correct" and (r["correct"] is True if "correct" in r else True)
+        if str(rid) in by_id:
+            was_correct, was_speedup = by_id[str(rid)]
+            correct = correct and was_correct
+            speedup = speedup if was_speedup is None else was_speedup if speedup is None else min(speedup, was_speedup)
+        by_id[str(rid)] = (correct, speedup)
     return Verdicts(by_id, str(path))
 
 

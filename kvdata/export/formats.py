@@ -17,7 +17,6 @@ null in one split still has its type.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -65,19 +64,45 @@ class PreferencePair:
     margin: Optional[float]
 
 
-@functools.cache
-def _string_pool() -> pa.MemoryPool:
-    """The pool string columns are built in: jemalloc where this pyarrow has it. Growing large string
-    buffers from Python objects is several times slower in pyarrow's default (mimalloc) pool on
-    Linux; only these arrays use it, the process's default pool is left alone."""
-    try:
-        return pa.jemalloc_memory_pool()
-    except NotImplementedError:
-        return pa.default_memory_pool()
+#: Most bytes one string array of a batch may hold (its offsets are int32).
+MAX_BATCH_BYTES = 2**31 - 1
 
 
-def _strings(values) -> pa.Array:
-    return pa.array(values, pa.string(), memory_pool=_string_pool())
+def _validity(values) -> Optional[pa.Buffer]:
+    """Arrow's validity bitmap of ``values`` (None where none is null)."""
+    if all(v is not None for v in values):
+        return None
+    present = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    return pa.py_buffer(np.packbits(present, bitorder="little"))
+
+
+def _strings(values: Sequence[Optional[str]]) -> pa.Array:
+    """A string array made from its buffers: the UTF-8 bytes joined, int32 offsets from their lengths; a
+    column of one repeated value (a task's system prompt, the split) is encoded once.
+    (``pa.array`` on Python lists is slower here and imports pandas on first use.)"""
+    first = values[0] if len(values) else None
+    if first is not None and all(v == first for v in values):
+        data = first.encode("utf-8")
+        encoded, offsets = [data] * len(values), np.arange(len(values) + 1, dtype=np.int64) * len(data)
+    else:
+        encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    if offsets[-1] > MAX_BATCH_BYTES:
+        raise ValueError(f"a batch of {len(encoded)} texts holds {offsets[-1]} bytes, more than one Arrow string "
+                         f"array can; write smaller batches")
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets.astype(np.int32)),
+                                       pa.py_buffer(b"".join(encoded)), _validity(values))
+
+
+def _floats(values: Sequence[Optional[float]]) -> pa.Array:
+    """A float64 array; None is null, NaN stays NaN."""
+    data = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    return pa.Array.from_buffers(pa.float64(), len(values), [_validity(values), pa.py_buffer(data)])
+
+
+def _numbers(values: np.ndarray, type_: pa.DataType) -> pa.Array:
+    return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(np.ascontiguousarray(values))])
 
 
 def _chat(turns: Sequence[tuple[str, list[str]]], n: int) -> pa.Array:
@@ -88,7 +113,7 @@ def _chat(turns: Sequence[tuple[str, list[str]]], n: int) -> pa.Array:
     for j, (_, texts) in enumerate(turns):
         contents[j::k] = texts
     turn = pa.StructArray.from_arrays([_strings(roles), _strings(contents)], fields=list(_MSG))
-    return pa.ListArray.from_arrays(pa.array(np.arange(0, k * n + 1, k, dtype=np.int32)), turn,
+    return pa.ListArray.from_arrays(_numbers(np.arange(0, k * n + 1, k, dtype=np.int32), pa.int32()), turn,
                                     type=pa.list_(_MSG))
 
 
@@ -97,11 +122,12 @@ def _meta_columns(items: Sequence[ExportItem]) -> dict[str, pa.Array]:
             "language": _strings([it.meta.get("language") for it in items]),
             "license": _strings([it.meta.get("license") for it in items]),
             "source": _strings([it.meta.get("source") for it in items]),
-            "speedup": pa.array([it.meta.get("speedup") for it in items], pa.float64())}
+            "speedup": _floats([it.meta.get("speedup") for it in items])}
 
 
-def example_table(fmt: str, items: Sequence[ExportItem], split: str) -> pa.Table:
-    """One split's examples in ``messages``, ``alpaca``, ``sharegpt`` or ``rl`` form, built column by column."""
+def example_table(fmt: str, items: Sequence[ExportItem], split: str, start: int = 0) -> pa.Table:
+    """A batch of one split's examples in ``messages``, ``alpaca``, ``sharegpt`` or ``rl`` form, built column by
+    column; ``start``: the split's index of the first (veRL's ``extra_info.index``)."""
     n = len(items)
     ids = _strings([it.id for it in items])
     prompts = [it.prompt for it in items]
@@ -118,7 +144,7 @@ def example_table(fmt: str, items: Sequence[ExportItem], split: str) -> pa.Table
         values[0::2], values[1::2] = prompts, responses
         conv = pa.StructArray.from_arrays([_strings(["human", "gpt"] * n), _strings(values)], fields=list(turn))
         cols = {"id": ids, "conversations": pa.ListArray.from_arrays(
-            pa.array(np.arange(0, 2 * n + 1, 2, dtype=np.int32)), conv, type=pa.list_(turn)),
+            _numbers(np.arange(0, 2 * n + 1, 2, dtype=np.int32), pa.int32()), conv, type=pa.list_(turn)),
             "system": _strings(systems)}
     elif fmt == "rl":
         schema = SCHEMAS["rl"]
@@ -126,7 +152,7 @@ def example_table(fmt: str, items: Sequence[ExportItem], split: str) -> pa.Table
         reward = pa.StructArray.from_arrays([_strings(["rule"] * n), _strings(truth)],
                                             fields=list(schema.field("reward_model").type))
         extra = pa.StructArray.from_arrays(
-            [_strings([split] * n), pa.array(np.arange(n, dtype=np.int64)), ids,
+            [_strings([split] * n), _numbers(np.arange(start, start + n, dtype=np.int64), pa.int64()), ids,
              _strings([it.task_name for it in items]), _strings([it.meta.get("language") for it in items]),
              _strings(responses)], fields=list(schema.field("extra_info").type))
         cols = {"data_source": _strings([f"amdkernelvault/{it.task}" for it in items]),
@@ -139,15 +165,15 @@ def example_table(fmt: str, items: Sequence[ExportItem], split: str) -> pa.Table
     return pa.Table.from_pydict(cols | _meta_columns(items), schema=SCHEMAS[fmt])
 
 
-def pair_table(pairs: Sequence[PreferencePair]) -> pa.Table:
-    """Preference pairs in ``dpo`` form: both rows' ids, the preference and its margin."""
+def pair_table(pairs: Sequence[PreferencePair], split: str = "", start: int = 0) -> pa.Table:
+    """A batch of preference pairs in ``dpo`` form: both rows' ids, the preference and its margin."""
     chosen = [p.chosen for p in pairs]
     cols = {"id": _strings([f"{p.chosen.id}>{p.rejected_id}" for p in pairs]),
             "prompt": _strings([c.prompt for c in chosen]), "chosen": _strings([c.response for c in chosen]),
             "rejected": _strings([p.rejected_text for p in pairs]), "system": _strings([c.system for c in chosen]),
             "chosen_id": _strings([c.id for c in chosen]), "rejected_id": _strings([p.rejected_id for p in pairs]),
             "preference": _strings([p.preference for p in pairs]),
-            "margin": pa.array([p.margin for p in pairs], pa.float64())}
+            "margin": _floats([p.margin for p in pairs])}
     return pa.Table.from_pydict(cols | _meta_columns(chosen), schema=SCHEMAS["dpo"])
 
 

@@ -8,6 +8,7 @@ alpaca / sharegpt / dpo), ``accounting.json`` (input rows = exported + dropped b
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -18,7 +19,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvdata.export.filters import RowFilters
-from kvdata.export.formats import FORMATS, PreferencePair, dataset_info, example_table, pair_table
+from kvdata.normalize import normalize_code
+from kvdata.export.formats import FORMATS, SCHEMAS, PreferencePair, dataset_info, example_table, pair_table
 from kvdata.export.split import SPLITS, SplitRow, assign_splits, crossings, groups, row_keys
 from kvdata.export.tasks import SYSTEM, TASKS, load_template, skip_reason, to_item
 
@@ -35,6 +37,7 @@ class ExportOptions:
     dpo_margin: float = 0.0            # hip2hip DPO: chosen only when speedup >= 1 + margin
     tokenizer: Optional[str] = None
     max_tokens: Optional[int] = None
+    keep_splits: Optional[str] = None      # an earlier export: its rows stay on the side they were on
 
 
 @dataclass
@@ -99,8 +102,10 @@ def _read_shards(folder: str, config: str, columns: Sequence[str], progress: boo
     rows: list[dict] = []
     for shard in shards:
         f = pq.ParquetFile(shard)
-        names = set(f.schema_arrow.names)
-        rows.extend(f.read(columns=[c for c in columns if c in names]).to_pylist())
+        present = set(f.schema_arrow.names)
+        table = f.read(columns=[c for c in dict.fromkeys(columns) if c in present])
+        names = table.schema.names                  # column-wise to Python, then zipped: faster than to_pylist
+        rows.extend(dict(zip(names, values)) for values in zip(*(table.column(n).to_pylist() for n in names)))
     return rows
 
 
@@ -182,7 +187,8 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
 
     split_rows = [SplitRow(it.id, row_keys(it.task_name, it.reference)) for it in items]
     named = groups(split_rows)
-    split = assign_splits(split_rows, options.val_fraction, options.test_fraction, options.seed, named)
+    pinned = read_splits(options.keep_splits) if options.keep_splits else None
+    split = assign_splits(split_rows, options.val_fraction, options.test_fraction, options.seed, named, pinned)
     crossed = crossings(split_rows, split)
     if crossed:                                    # cannot happen by construction; checked, not assumed
         raise RuntimeError(f"task groups cross splits: {sorted(crossed)[:5]}")
@@ -205,10 +211,13 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
     import pyarrow.parquet as pq
 
     files = {}
+    make_table = pair_table if dpo else functools.partial(example_table, options.format)
     for s, part in by_split.items():
         if part:
             path = f"data/{s}-00000-of-00001.parquet"
-            pq.write_table(pair_table(part) if dpo else example_table(options.format, part, s), out / path)
+            with pq.ParquetWriter(out / path, SCHEMAS[options.format]) as writer:
+                for start, batch in _batches(part):
+                    writer.write_table(make_table(batch, s, start))
             files[s] = path
     unit = "tokens" if tokenizer is not None else "characters"
     length_stats = {}
@@ -226,7 +235,11 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
                           len(set(named.values())), sorted(files.values()),
                           {"data": str(data), "configs": ",".join(configs),
                            **({"audit": filters.audit.source} if filters.audit else {}),
-                           **({"verified": filters.verdicts.source} if filters.verdicts else {})})
+                           **({"verified": filters.verdicts.source} if filters.verdicts else {}),
+                           **({"min-speedup": str(filters.min_speedup)} if filters.min_speedup is not None else {}),
+                           **({"license": " ".join(filters.allow)} if filters.allow is not None else {}),
+                           **({"keep-splits": str(options.keep_splits)} if options.keep_splits else {}),
+                           **({"template": str(options.template)} if options.template else {})})
     info = dataset_info(options.format, f"kvdata_{task.name.replace('-', '_')}", files)
     if info:
         (out / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -237,6 +250,45 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
 
     write_card(result, options, out, lengths, item_splits, command)
     return result
+
+
+def read_splits(folder: str | Path) -> dict[str, str]:
+    """Corpus row id -> split of an earlier export (``--keep-splits``); for DPO pairs both rows' ids."""
+    import pyarrow.parquet as pq
+
+    shards = sorted((Path(folder) / "data").glob("*-00000-of-00001.parquet"))
+    if not shards:
+        raise FileNotFoundError(f"--keep-splits {folder}: not an export folder (no data/<split>-00000-of-00001.parquet)")
+    out: dict[str, str] = {}
+    for shard in shards:
+        split = shard.name.split("-")[0]
+        names = pq.read_schema(shard).names
+        if "extra_info" in names:
+            ids = [e["id"] for e in pq.read_table(shard, columns=["extra_info"]).column(0).to_pylist()]
+        else:
+            cols = [c for c in ("chosen_id", "rejected_id") if c in names] or ["id"]
+            table = pq.read_table(shard, columns=cols)
+            ids = [i for c in cols for i in table.column(c).to_pylist()]
+        for i in ids:
+            if i is not None and ":" not in str(i):      # `<id>:baseline` is no corpus row
+                out[str(i)] = split
+    return out
+
+
+def _batches(part: list, max_rows: int = 4096, max_chars: int = 2**27):
+    """``(start, batch)`` slices of one split's examples (or pairs), each small enough for one Arrow string
+    array per column (int32 offsets) and to keep memory flat."""
+    start = 0
+    while start < len(part):
+        end, chars = start, 0
+        while end < len(part) and end - start < max_rows and (end == start or chars < max_chars):
+            x = part[end]
+            item = x.chosen if isinstance(x, PreferencePair) else x
+            chars += len(item.system) + len(item.prompt) + len(item.response) + (
+                len(x.rejected_text) if isinstance(x, PreferencePair) else 0)
+            end += 1
+        yield start, part[start:end]
+        start = end
 
 
 def _dpo_pairs(items, split, rows_by_id, filters: RowFilters, margin: float):
@@ -260,13 +312,16 @@ def _dpo_pairs(items, split, rows_by_id, filters: RowFilters, margin: float):
         return by_split, unpaired
     for it in items:                               # hip2hip: the optimised kernel over its baseline
         speedup = it.meta.get("speedup")
-        if it.meta.get("correct") is False:
+        if it.meta.get("correct") is not True:         # false, or never verified: not "a faster correct kernel"
             unpaired["dpo_not_correct"] += 1
             continue
         if not _faster(speedup, margin):
             unpaired["dpo_below_margin"] += 1
             continue
         base = rows_by_id[it.id]["baseline_kernel_code"]
+        if normalize_code(base) == normalize_code(it.response):
+            unpaired["dpo_same_kernel"] += 1           # chosen == rejected teaches nothing
+            continue
         by_split[split[it.id]].append(PreferencePair(it, base, f"{it.id}:baseline", "faster_over_baseline",
                                                      speedup - 1.0))
     return by_split, unpaired

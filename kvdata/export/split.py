@@ -8,7 +8,9 @@ first key (task names before references, then in sorted order), so the split is 
 independent of row order, and stable when rows are added: a new row moves nothing unless it links
 two existing groups into one or brings a task name that sorts first into a group. A new variant of
 a task, even with a reworded reference, never moves the task: the name, not the reference, names
-the group.
+the group. No split computed from the rows alone can be stable under every addition (a new key can
+always become the group's name), so ``pinned`` (``kvdata export --keep-splits EARLIER_EXPORT``)
+keeps every row an earlier export held on the side it was on.
 
 :func:`crossings` re-checks any assignment independently: every key whose rows landed in more
 than one split. There must be none.
@@ -16,6 +18,7 @@ than one split. There must be none.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 import xxhash
@@ -34,20 +37,29 @@ class SplitRow(NamedTuple):
 
 
 def row_keys(task_name: Optional[str], reference: Optional[str], extra: Iterable[str] = ()) -> tuple[str, ...]:
-    """A row's grouping keys: ``task:<name>``, ``ref:<digest of the normalised reference>``, and ``extra``."""
+    """A row's grouping keys: ``task:<name>`` (case-folded, blanks collapsed: ``Clamp`` and ``clamp `` are one
+    task), ``ref:<digest of the normalised reference>``, and ``extra``."""
     keys = []
-    if task_name and str(task_name).strip():
-        keys.append(f"task:{str(task_name).strip()}")
+    name = " ".join(str(task_name).split()).casefold() if task_name is not None else ""
+    if name:
+        keys.append(f"task:{name}")
     if reference and reference.strip():
         keys.append("ref:" + _reference_digest(reference))
     keys.extend(extra)
     return tuple(keys)
 
 
+#: Blanks and quote characters: a reference that differs from another only in these is the same reference
+#: (``a+b`` and ``a + b``, ``'x'`` and ``"x"``). Dropping all of them can only join more references, never
+#: fewer: over-joining costs split balance, under-joining leaks.
+_LAYOUT = re.compile(r"[\s'\"]+")
+
+
 @functools.lru_cache(maxsize=65536)
 def _reference_digest(reference: str) -> str:
-    """The digest of a normalised reference; memoised (a task's variants share one reference)."""
-    return xxhash.xxh3_128_hexdigest(normalize_code(reference).encode("utf-8", "surrogatepass"))
+    """The digest of a reference without comments, docstrings, blanks and quote characters; memoised (a
+    task's variants share one reference)."""
+    return xxhash.xxh3_128_hexdigest(_LAYOUT.sub("", normalize_code(reference)).encode("utf-8", "surrogatepass"))
 
 
 def _rank(key: str) -> tuple[bool, str]:
@@ -94,8 +106,13 @@ def split_of_group(group: str, val_fraction: float, test_fraction: float, seed: 
 
 
 def assign_splits(rows: Sequence[SplitRow], val_fraction: float = 0.0, test_fraction: float = 0.0,
-                  seed: str = "", named: Optional[dict[str, str]] = None) -> dict[str, str]:
-    """Row id -> split, by group (module docstring); ``named``: :func:`groups` of ``rows``, if already known."""
+                  seed: str = "", named: Optional[dict[str, str]] = None,
+                  pinned: Optional[dict[str, str]] = None) -> dict[str, str]:
+    """Row id -> split, by group (module docstring); ``named``: :func:`groups` of ``rows``, if already known.
+
+    ``pinned`` (row id -> split, from an earlier export): a group holding pinned rows goes where they went,
+    whatever its hash, so that an export of a grown corpus moves no row it exported before. A group whose
+    pinned rows were on several sides (a new row joined them) goes to the most held-out of those sides."""
     if not (0 <= val_fraction < 1 and 0 <= test_fraction < 1 and val_fraction + test_fraction < 1):
         raise ValueError(f"split fractions must be in [0, 1) and sum below 1 (validation {val_fraction}, "
                          f"test {test_fraction})")
@@ -104,6 +121,14 @@ def assign_splits(rows: Sequence[SplitRow], val_fraction: float = 0.0, test_frac
         raise ValueError("row ids must be unique to split")
     named = groups(rows) if named is None else named
     cache: dict[str, str] = {}
+    if pinned:
+        held_out = {s: i for i, s in enumerate(SPLITS)}            # train < validation < test
+        for r in rows:
+            s = pinned.get(r.id)
+            if s in held_out:
+                g = named[r.id]
+                if g not in cache or held_out[s] > held_out[cache[g]]:
+                    cache[g] = s
     out = {}
     for r in rows:
         g = named[r.id]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from jinja2 import UndefinedError
+from jinja2 import TemplateError, UndefinedError
 from jinja2.exceptions import SecurityError
 
 SYSTEM = "You are an expert GPU kernel engineer for AMD GPUs (ROCm, HIP and Triton)."
@@ -65,7 +65,7 @@ TASKS: dict[str, ExportTask] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class ExportItem:
     """One training example: the corpus row ``id`` it came from, its grouping ``task_name`` and
     ``reference``, the rendered ``prompt``, the ``response``, and metadata columns."""
@@ -149,6 +149,9 @@ def to_item(task: ExportTask, row: dict, template, system: str = SYSTEM) -> Expo
                          f"can use the columns of {', '.join(task.configs)} and `head`)") from None
     except SecurityError as e:
         raise ValueError(f"prompt template for {task.name}: {e} (templates are sandboxed)") from None
+    except (TemplateError, TypeError) as e:    # include/import/extends: no loader, templates read no files
+        raise ValueError(f"prompt template for {task.name}: {type(e).__name__}: {e} (a template sees the row's "
+                         f"columns only; it cannot include, import or extend files)") from None
     verification = row.get("verification") or {}
     meta = {"language": row.get("language") or task.language, "license": row.get("license"),
             "source": row.get("source") or row.get("library"), "subset": row.get("subset")}
