@@ -31,7 +31,10 @@ def _plot(lengths: list[int], splits: list[str], unit: str, path: Path, bins: in
     img = Image.new("RGBA", (width, height), "white")
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(int(c.max()) for c in counts.values()) or 1
-    x_of = lambda v: left + (v - edges[0]) / ((edges[-1] - edges[0]) or 1) * plot_w    # noqa: E731
+
+    def x_of(v: float) -> float:
+        return left + (v - edges[0]) / ((edges[-1] - edges[0]) or 1) * plot_w
+
     for s, c in counts.items():
         layer = Image.new("RGBA", img.size, (0, 0, 0, 0))
         draw = ImageDraw.Draw(layer)

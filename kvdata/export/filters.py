@@ -75,10 +75,10 @@ def read_verdicts(path: str | Path) -> Verdicts:
         if not (isinstance(speedup, (int, float)) and math.isfinite(speedup)):
             speedup = None
         correct = r.get("status") == "correct" and (r["correct"] is True if "correct" in r else True)
-        if str(rid) in by_id:
+        if str(rid) in by_id:                   # several results: correct in all, the slowest measured speedup
             was_correct, was_speedup = by_id[str(rid)]
-            correct = correct and was_correct
-            speedup = speedup if was_speedup is None else was_speedup if speedup is None else min(speedup, was_speedup)
+            measured = [x for x in (speedup, was_speedup) if x is not None]
+            correct, speedup = correct and was_correct, min(measured) if measured else None
         by_id[str(rid)] = (correct, speedup)
     return Verdicts(by_id, str(path))
 

@@ -48,8 +48,21 @@ SCHEMAS: dict[str, pa.Schema] = {
                                                ("reference_kernel", pa.string())]))]),
 }
 
-#: The column a row's corpus id is in, per format.
-ID_COLUMN = {"messages": "id", "alpaca": "id", "sharegpt": "id", "dpo": "id", "rl": ("extra_info", "id")}
+#: Where each format keeps the corpus ids its rows came from (a column, or a struct's field).
+CORPUS_ID_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "messages": (("id",),), "alpaca": (("id",),), "sharegpt": (("id",),),
+    "dpo": (("chosen_id",), ("rejected_id",)), "rl": (("extra_info", "id"),)}
+
+
+def corpus_ids(fmt: str, table: pa.Table) -> list[Optional[str]]:
+    """The corpus ids an exported table's rows came from (both sides of a DPO pair)."""
+    ids: list[Optional[str]] = []
+    for path in CORPUS_ID_FIELDS[fmt]:
+        column = table.column(path[0]).combine_chunks()
+        for name in path[1:]:
+            column = column.field(name)
+        ids.extend(column.to_pylist())
+    return ids
 
 
 @dataclass(frozen=True)

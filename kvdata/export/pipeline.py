@@ -20,7 +20,8 @@ import numpy as np
 
 from kvdata.export.filters import RowFilters
 from kvdata.normalize import normalize_code
-from kvdata.export.formats import FORMATS, SCHEMAS, PreferencePair, dataset_info, example_table, pair_table
+from kvdata.export.formats import (FORMATS, SCHEMAS, PreferencePair, corpus_ids, dataset_info, example_table,
+                                   pair_table)
 from kvdata.export.split import SPLITS, SplitRow, assign_splits, crossings, groups, row_keys
 from kvdata.export.tasks import SYSTEM, TASKS, load_template, skip_reason, to_item
 
@@ -130,7 +131,7 @@ def _lengths(items, tokenizer, batch: int = 512) -> list[int]:
     out: list[int] = []
     for i in range(0, len(items), batch):
         texts = [it.system + it.prompt + it.response for it in items[i:i + batch]]
-        out.extend(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
+        out.extend(len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"])
     return out
 
 
@@ -256,21 +257,17 @@ def read_splits(folder: str | Path) -> dict[str, str]:
     """Corpus row id -> split of an earlier export (``--keep-splits``); for DPO pairs both rows' ids."""
     import pyarrow.parquet as pq
 
-    shards = sorted((Path(folder) / "data").glob("*-00000-of-00001.parquet"))
-    if not shards:
-        raise FileNotFoundError(f"--keep-splits {folder}: not an export folder (no data/<split>-00000-of-00001.parquet)")
+    folder = Path(folder)
+    fmt = _export_format(folder)
+    shards = sorted((folder / "data").glob("*-00000-of-00001.parquet"))
+    if fmt is None or not shards:
+        raise FileNotFoundError(f"--keep-splits {folder}: not an export folder (needs accounting.json and "
+                                f"data/<split>-00000-of-00001.parquet)")
     out: dict[str, str] = {}
     for shard in shards:
         split = shard.name.split("-")[0]
-        names = pq.read_schema(shard).names
-        if "extra_info" in names:
-            ids = [e["id"] for e in pq.read_table(shard, columns=["extra_info"]).column(0).to_pylist()]
-        else:
-            cols = [c for c in ("chosen_id", "rejected_id") if c in names] or ["id"]
-            table = pq.read_table(shard, columns=cols)
-            ids = [i for c in cols for i in table.column(c).to_pylist()]
-        for i in ids:
-            if i is not None and ":" not in str(i):      # `<id>:baseline` is no corpus row
+        for i in corpus_ids(fmt, pq.read_table(shard)):
+            if i is not None and not str(i).endswith(":baseline"):     # a hip2hip baseline is no corpus row
                 out[str(i)] = split
     return out
 
@@ -346,17 +343,20 @@ def _check_out(out: Path, data: str) -> None:
         raise ValueError(f"--out {out} is a file")
     if Path(data).is_dir() and out.resolve() == Path(data).resolve():
         raise ValueError(f"--out {out} is the corpus folder itself; choose another")
-    entries = list(out.iterdir())
-    if entries and not (out / "accounting.json").is_file():
-        raise ValueError(f"--out {out} is not empty and holds no earlier export (no accounting.json); "
+    if any(out.iterdir()) and _export_format(out) is None:
+        raise ValueError(f"--out {out} is not empty and holds no earlier export (no export's accounting.json); "
                          f"choose an empty or new folder")
-    if entries:
-        try:
-            earlier = json.loads((out / "accounting.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            earlier = None
-        if not isinstance(earlier, dict) or "examples" not in earlier or "format" not in earlier:
-            raise ValueError(f"--out {out}: its accounting.json is not an export's; choose an empty or new folder")
+
+
+def _export_format(folder: Path) -> Optional[str]:
+    """The format of the export in ``folder`` (from its accounting.json), or None if it holds none."""
+    try:
+        accounting = json.loads((folder / "accounting.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(accounting, dict) or "examples" not in accounting or accounting.get("format") not in FORMATS:
+        return None
+    return accounting["format"]
 
 
 def _clear_export(out: Path) -> None:
