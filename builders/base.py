@@ -263,12 +263,32 @@ class UnitSource(Source):
         state.pop(_CACHE_ATTR, None)
         return state
 
+    def line_files(self):
+        """This process's reader of located lines (:class:`kvdata.builders.tables.LineFiles`)."""
+        from kvdata.builders.tables import LineFiles
+
+        return self.per_process("line_files", LineFiles)
+
     def tree(self) -> tuple[Any, str]:
         """(file system, root without a trailing ``/``) of ``self.path``, opened once per process."""
         def open_tree():
             fs, root = open_fs(self.path)
             return fs, root.rstrip("/") or "/"
         return self.per_process("tree", open_tree)
+
+
+def located_lines(source: Source, fs, path: str, name: str) -> Iterator[Union[tuple, Reject]]:
+    """``(name, line number, line)`` for each non-blank line of a JSONL file, the line located
+    (:func:`kvdata.builders.tables.iter_lines`: read and decoded by ``unit_to_item``, in the build's
+    workers); one Reject (``name`` as its ref) when the file cannot be read. Lines read before a read
+    error stand: they are records the file does hold."""
+    from kvdata.builders.tables import iter_lines
+
+    try:
+        for lineno, line in iter_lines(fs, path, locate=True):
+            yield name, lineno, line
+    except OSError as e:
+        yield source.reject(name, RejectReason.UNREADABLE, f"{name}: {e}")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import math
 import posixpath
 from typing import Iterator, Optional
 
-from kvdata.builders.base import Item, UnitSource
+from kvdata.builders.base import Item, UnitSource, located_lines
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
 from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
@@ -114,12 +114,11 @@ class Hip2HipSource(UnitSource):
         meta = self._meta(fs, root)
         for results in result_files:
             name = relative(results, root)
-            raw = read_text(fs, results)
-            if is_problem(raw):
-                yield self.reject(name, *raw)
-                continue
-            for lineno, line in enumerate(raw.splitlines(), start=1):
-                if line.strip():
+            for unit in located_lines(self, fs, results, name):
+                if isinstance(unit, Reject):
+                    yield unit
+                else:
+                    _, lineno, line = unit
                     yield f"{name}:{lineno}", line, license_, meta
 
     def unit_to_item(self, unit) -> Item:
@@ -131,8 +130,11 @@ class Hip2HipSource(UnitSource):
 
     # ------------------------------------------------------------- one evaluation record
     def _pair(self, fs, root, ref, line, license_, meta, cache) -> Item:
+        text = self.line_files().text(line, ref)
+        if is_problem(text):
+            return self.reject(ref, *text)
         try:
-            record = json.loads(line)
+            record = json.loads(text)
         except json.JSONDecodeError as e:
             return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
         if not isinstance(record, dict):

@@ -25,7 +25,8 @@ field                      required  meaning
 The CUDA source is *dropped* from the row: ``baseline_kernel_code`` is null in this
 config (the baseline columns mean "HIP before optimisation", which a CUDA source is
 not), and the schema has no CUDA column. Provenance keeps the upstream repo and path,
-so the CUDA original stays one lookup away. One input record is one non-blank line.
+so the CUDA original stays one lookup away. One input record is one non-blank line (lines end at
+``\n``; a line that is not UTF-8 is one ``bad_encoding`` reject, the file's other lines are read).
 """
 from __future__ import annotations
 
@@ -33,9 +34,8 @@ import dataclasses
 import json
 from typing import Iterator, Optional
 
-from kvdata.builders.base import Item, UnitSource
-from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, \
-    is_problem, read_text
+from kvdata.builders.base import Item, UnitSource, located_lines
+from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, is_problem
 from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, relative
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
@@ -78,7 +78,8 @@ class HipCudaAgentSource(UnitSource):
     # ``read`` (UnitSource) is ``unit_to_item`` over ``read_units``, so that the build can run
     # the costly half (JSON, license, parsing the reference) in worker processes.
     def read_units(self) -> Iterator[tuple]:
-        """One unit per input record: a Reject for a file-level problem, else (file name, line number, line)."""
+        """One unit per input record: a Reject for a file-level problem, else (file name, line number,
+        line), the line located (:func:`kvdata.builders.base.located_lines`)."""
         fs, root = self.tree()
         pattern = self.option("files", DEFAULT_FILES)
         files = glob_sorted(fs, root, pattern)
@@ -89,13 +90,7 @@ class HipCudaAgentSource(UnitSource):
         self.revision()
         for path in files:
             name = relative(path, root)
-            raw = read_text(fs, path)
-            if is_problem(raw):
-                yield self.reject(name, *raw)
-                continue
-            for lineno, line in enumerate(raw.splitlines(), start=1):
-                if line.strip():
-                    yield name, lineno, line
+            yield from located_lines(self, fs, path, name)
 
     def unit_to_item(self, unit) -> Item:
         if isinstance(unit, Reject):
@@ -105,8 +100,11 @@ class HipCudaAgentSource(UnitSource):
 
     def _translation(self, fs, root, name, lineno, line) -> Item:
         ref = f"{name}:{lineno}"
+        text = self.line_files().text(line, ref)
+        if is_problem(text):
+            return self.reject(ref, *text)
         try:
-            record = json.loads(line)
+            record = json.loads(text)
         except json.JSONDecodeError as e:
             return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
         if not isinstance(record, dict):

@@ -6,11 +6,21 @@ decoded object or, for a record (or a whole file) that cannot be decoded, the
 Reject. ``ref`` locates the record: ``path:line`` (JSONL), ``path[i]`` (an array element or
 a parquet row) or ``path`` (a file that could not be split into records at all).
 
-Used by the Triton adapters (:mod:`kvdata.builders.triton`); nothing here knows about kernels.
+JSONL lines can also be read *located* (``locate=True``): the row is then a :class:`LineAt`
+(where the line is in a local file) or the line's bytes, and :func:`json_row` decodes it later.
+The build lists a Source's records in its main process and checks them in worker processes, so
+a located row costs the main process neither the JSON decoding nor shipping the text: the
+worker reads the line itself (:class:`LineFiles`). Lines end at ``\n`` only, as JSON Lines
+says: a JSON string may hold other Unicode line separators.
+
+Used by the Triton adapters (:mod:`kvdata.builders.triton`) and the HIP result files; nothing
+here knows about kernels.
 """
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Union
 
 from kvdata.builders.common import Problem, decode, is_problem, read_text
@@ -20,6 +30,85 @@ DEFAULT_BATCH_SIZE = 1024
 TABLE_SUFFIXES = (".jsonl", ".json", ".parquet")
 
 Row = Union[dict, Problem]
+
+
+@dataclass(frozen=True)
+class LineAt:
+    """Where one line of a local file is: ``length`` bytes from ``offset`` (its ``\n`` included)."""
+
+    path: str
+    offset: int
+    length: int
+
+
+#: A line as a reader hands it on: its location in a local file, or its bytes (any other file system).
+Line = Union[LineAt, bytes]
+
+
+def is_local(fs) -> bool:
+    """Whether an fsspec file system is the local disk (where a line can be read again by its offset)."""
+    protocol = getattr(fs, "protocol", ())
+    return "file" in ((protocol,) if isinstance(protocol, str) else tuple(protocol))
+
+
+def iter_lines(fs, path: str, locate: bool = False) -> Iterator[tuple[int, Line]]:
+    """``(line number, line)`` for every non-blank line of ``path``, numbered from 1 (blank lines count).
+
+    ``locate`` on a local file yields each line's :class:`LineAt`, else its bytes. Raises OSError
+    when the file cannot be read."""
+    located = locate and is_local(fs)
+    offset = 0
+    with fs.open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            size = len(raw)
+            if raw.strip():
+                yield lineno, (LineAt(str(path), offset, size) if located else raw)
+            offset += size
+
+
+class LineFiles:
+    """Reads located lines, keeping each file open: one per process (a Source's per-process cache)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, object] = {}
+
+    def read(self, line: Line) -> bytes:
+        """The bytes of ``line``; OSError when its file is gone or shorter than when it was listed."""
+        if isinstance(line, bytes):
+            return line
+        f = self._files.get(line.path)
+        if f is None:
+            f = self._files[line.path] = open(line.path, "rb", buffering=0)
+        data = os.pread(f.fileno(), line.length, line.offset)
+        if len(data) != line.length:
+            raise OSError(f"{line.path} changed while the build read it")
+        return data
+
+    def text(self, line: Line, ref: str) -> Union[str, Problem]:
+        """The decoded text of ``line``, or the problem (unreadable, not UTF-8) with it."""
+        try:
+            raw = self.read(line)
+        except OSError as e:
+            return RejectReason.UNREADABLE, f"{ref}: {e}"
+        return decode(raw, ref)
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def json_row(text: Union[str, Problem], ref: str) -> Row:
+    """The JSON value of one JSONL line's text, or the problem with it."""
+    if is_problem(text):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        return RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg})"
 
 
 def list_input_files(fs, root: str, suffixes: Iterable[str] = TABLE_SUFFIXES) -> Union[list[str], Problem]:
@@ -61,8 +150,9 @@ def iter_json_array(fs, path: str) -> Iterator[tuple[str, Row]]:
         yield f"{path}[{i}]", element
 
 
-def iter_jsonl(fs, path: str) -> Iterator[tuple[str, Row]]:
-    """(ref, object) for each non-blank line of a JSONL file, streamed line by line.
+def iter_jsonl(fs, path: str, locate: bool = False) -> Iterator[tuple[str, Union[Row, Line]]]:
+    """(ref, object) for each non-blank line of a JSONL file, streamed line by line; with ``locate``,
+    (ref, line) for :func:`json_row` to decode later (see the module docstring).
 
     A file whose first non-blank byte is ``[`` is a JSON array despite its name (as
     TritonBench-T ships its ``.jsonl``) and is read as one.
@@ -77,19 +167,9 @@ def iter_jsonl(fs, path: str) -> Iterator[tuple[str, Row]]:
         yield from iter_json_array(fs, path)
         return
     try:
-        with fs.open(path, "rb") as f:
-            for lineno, raw in enumerate(f, start=1):
-                if not raw.strip():
-                    continue
-                ref = f"{path}:{lineno}"
-                line = decode(raw, ref)
-                if is_problem(line):
-                    yield ref, line
-                    continue
-                try:
-                    yield ref, json.loads(line)
-                except json.JSONDecodeError as e:
-                    yield ref, (RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg})")
+        for lineno, line in iter_lines(fs, path, locate):
+            ref = f"{path}:{lineno}"
+            yield ref, (line if locate else json_row(decode(line, ref), ref))
     except OSError as e:
         yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
 
@@ -124,8 +204,9 @@ def iter_parquet(fs, path: str, columns: Optional[Iterable[str]] = None,
 
 
 def iter_table(fs, path: str, columns: Optional[Iterable[str]] = None,
-               batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[tuple[str, Row]]:
-    """(ref, row) for every record of a JSON/JSONL/parquet file or of every such file in a folder."""
+               batch_size: int = DEFAULT_BATCH_SIZE, locate: bool = False) -> Iterator[tuple[str, Union[Row, Line]]]:
+    """(ref, row) for every record of a JSON/JSONL/parquet file or of every such file in a folder
+    (``locate``: JSONL lines are left for :func:`json_row`, see the module docstring)."""
     files = list_input_files(fs, path)
     if is_problem(files):
         yield path, files
@@ -135,6 +216,6 @@ def iter_table(fs, path: str, columns: Optional[Iterable[str]] = None,
         if lower.endswith(".parquet"):
             yield from iter_parquet(fs, file, columns, batch_size)
         elif lower.endswith(".jsonl"):
-            yield from iter_jsonl(fs, file)
+            yield from iter_jsonl(fs, file, locate)
         else:
             yield from iter_json_array(fs, file)

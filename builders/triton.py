@@ -41,7 +41,7 @@ from kvdata.builders.common import (
     read_text,
     today,
 )
-from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Row, iter_table
+from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Line, LineAt, Row, iter_table, json_row
 from kvdata.schema import KernelRecord, Provenance, Reject, RejectReason
 
 LANGUAGE = "triton"
@@ -185,13 +185,18 @@ class TritonTableLikeSource(TritonSource):
         """The columns the adapter reads (None: all)."""
         return None
 
-    def read_units(self) -> Iterator[tuple[str, Row]]:
-        """(ref, row) for every input record, cheap: the rows are only decoded, not checked."""
+    def read_units(self) -> Iterator[tuple[str, Union[Row, Line]]]:
+        """(ref, row) for every input record, cheap: JSONL lines are only located (decoded by
+        ``unit_to_item``), other rows only decoded; nothing is checked."""
         fs, root = self.tree()
-        yield from iter_table(fs, root, columns=self.table_columns(), batch_size=self.option("batch_size"))
+        yield from iter_table(fs, root, columns=self.table_columns(), batch_size=self.option("batch_size"),
+                              locate=True)
 
-    def unit_to_item(self, unit: tuple[str, Row]) -> Item:
-        return self.row_to_item(*unit)
+    def unit_to_item(self, unit: tuple[str, Union[Row, Line]]) -> Item:
+        ref, row = unit
+        if isinstance(row, (LineAt, bytes)):
+            row = json_row(self.line_files().text(row, ref), ref)
+        return self.row_to_item(ref, row)
 
     def row_to_item(self, ref: str, row: Row) -> Item:
         raise NotImplementedError

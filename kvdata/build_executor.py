@@ -95,7 +95,7 @@ class PoolExecutor(Executor):
 
     ships_tasks = True
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, worker_setup: Optional[Callable[[], Any]] = None) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -104,7 +104,7 @@ class PoolExecutor(Executor):
         self.workers = workers
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        self._pool = ProcessPoolExecutor(workers, mp_context=context)
+        self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker_setup)
         self._pool.submit(int).result()     # fork the workers now (see the class docstring)
 
     def chunk_size(self, batch_size: int) -> int:
@@ -145,6 +145,8 @@ class PoolExecutor(Executor):
         self._pool.shutdown(cancel_futures=True)
 
 
-def make_executor(workers: int) -> Executor:
-    """The executor for ``BuildConfig.workers``: in-process for 0 (or less), else a pool of that many."""
-    return PoolExecutor(workers) if workers > 0 else LocalExecutor()
+def make_executor(workers: int, worker_setup: Optional[Callable[[], Any]] = None) -> Executor:
+    """The executor for ``BuildConfig.workers``: in-process for 0 (or less), else a pool of that many.
+
+    ``worker_setup`` (picklable, no arguments) runs once in each worker process as it starts."""
+    return PoolExecutor(workers, worker_setup) if workers > 0 else LocalExecutor()

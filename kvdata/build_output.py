@@ -1,15 +1,16 @@
 """What a build writes: records as Arrow tables, the per-config spill of candidate rows, and the shards.
 
 Pass 1 of the build (:mod:`kvdata.pipeline`) turns each chunk's records into an Arrow table
-(:func:`rows_table`) and appends it to its config's :class:`Spill` on disk; pass 2 streams each
-spill through the dedup keep mask into zstd parquet shards (:func:`write_config`), one config per
-worker when the build has some.
+(:func:`rows_table`) and writes it, where the chunk was processed, to a part file of its config's
+:class:`Spill` (:func:`write_spill_part`); pass 2 streams each config's parts through the dedup keep
+mask into zstd parquet shards (:func:`write_config`), one config per worker when the build has some.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Sequence
 
 from kvdata.dedup import Decision
 from kvdata.schema import RejectReason
@@ -76,35 +77,43 @@ def rows_table(records: list[Any], config: str):
 
 
 # ----------------------------------------------------------------- the spill of one config
+@dataclass(frozen=True)
+class SpillPart:
+    """One chunk's candidate rows, written where the chunk was processed: an Arrow IPC file and its rows.
+
+    Only this small record goes back to the main process, not the rows themselves: a worker writes
+    its chunk's table to disk and the main process never copies, unpickles or rewrites the code."""
+
+    path: Path
+    rows: int
+
+
+def write_spill_part(table, path: Path) -> SpillPart:
+    """Write ``table`` (the candidate rows of one chunk) to ``path`` as an Arrow IPC file."""
+    import pyarrow as pa
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with pa.ipc.new_file(str(path), table.schema) as writer:
+        writer.write_table(table)
+    return SpillPart(path, table.num_rows)
+
+
 class Spill:
-    """The candidate rows of one config, appended in arrival order to an Arrow IPC file."""
+    """The candidate rows of one config: its chunks' :class:`SpillPart` files, in arrival order."""
 
-    def __init__(self, folder: Path, config: str) -> None:
-        from kvdata.schema import arrow_schema
-
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / f"{config}.arrow"
-        self.schema = arrow_schema(config)
+    def __init__(self, config: str) -> None:
+        self.config = config
+        self.parts: list[Path] = []
         self.rows = 0
-        self._writer = None
 
-    def append(self, table) -> None:
-        import pyarrow as pa
-
-        if self._writer is None:
-            self._writer = pa.ipc.new_file(str(self.path), self.schema)
-        self._writer.write_table(table)
-        self.rows += table.num_rows
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+    def add(self, part: SpillPart) -> None:
+        self.parts.append(part.path)
+        self.rows += part.rows
 
 
-def write_config(out_dir: Path, config: str, spill_path: Optional[Path], keep, rows_per_shard: int
+def write_config(out_dir: Path, config: str, parts: Sequence[Path], keep, rows_per_shard: int
                  ) -> tuple[int, list[Path], float]:
-    """Stream a config's spill through its keep mask into shards; (rows, shards, seconds).
+    """Stream a config's spill parts, in order, through its keep mask into shards; (rows, shards, seconds).
 
     Runs in a worker when the build has some: configs are written in parallel."""
     import pyarrow as pa
@@ -113,11 +122,12 @@ def write_config(out_dir: Path, config: str, spill_path: Optional[Path], keep, r
 
     t0 = time.perf_counter()
     writer = ConfigWriter(out_dir, config, rows_per_shard)
-    if spill_path is not None and spill_path.exists():
-        with pa.memory_map(str(spill_path)) as source:
+    start = 0
+    pending: list = []
+    pending_rows = 0
+    for part in parts:
+        with pa.memory_map(str(part)) as source:
             reader = pa.ipc.open_file(source)
-            start = 0
-            pending = []
             for b in range(reader.num_record_batches):
                 batch = reader.get_batch(b)
                 mask = keep[start:start + batch.num_rows]
@@ -126,10 +136,15 @@ def write_config(out_dir: Path, config: str, spill_path: Optional[Path], keep, r
                     pending.append(batch)
                 elif mask.any():
                     pending.append(batch.filter(pa.array(mask)))
-                if sum(p.num_rows for p in pending) >= writer.row_group_size:
+                else:
+                    continue
+                pending_rows += pending[-1].num_rows
+                if pending_rows >= writer.row_group_size:
                     writer.write(pa.Table.from_batches(pending))
-                    pending = []
-            if pending:
-                writer.write(pa.Table.from_batches(pending))
+                    pending, pending_rows = [], 0
+    if pending:
+        writer.write(pa.Table.from_batches(pending))
+    if start != len(keep):
+        raise RuntimeError(f"{config}: the spill holds {start} rows but dedup decided on {len(keep)}")
     shards = writer.close()
     return writer.rows, shards, time.perf_counter() - t0

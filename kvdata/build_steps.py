@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Optional, Sequence
 
-from kvdata.build_output import rows_table
+from kvdata.build_output import SpillPart, rows_table, write_spill_part
 from kvdata.buildconfig import BuildConfig
 from kvdata.dedup import CandidateBlock, Decision, FingerprintSettings, dedup_texts, fingerprint, priority_of
 from kvdata.schema import (KERNEL_CONFIGS, LANGUAGES, QA_CONFIG, Provenance, Reject, RejectReason,
@@ -102,6 +102,7 @@ class Chunk:
     source: Any = None              # the Source whose ``unit_to_item`` makes the items
     crash: Optional[Reject] = None  # the Source raised while this chunk was read (after ``items``)
     build_id: Optional[str] = None  # the build it belongs to: a worker keeps one copy of ``source`` per build
+    spill_path: Optional[Path] = None   # where its candidate rows go (a SpillPart); None: returned as a table
 
 
 @dataclass
@@ -155,9 +156,10 @@ class ChunkResult:
     n_items: int                    # items this chunk accounts for (its input), a crash included
     rejects: list[Reject]
     block: Optional[CandidateBlock]
-    table: Any                      # pyarrow.Table of the candidate rows (aligned with ``block``)
+    table: Any                      # pyarrow.Table of the candidate rows (aligned with ``block``), unless spilled
     crashed: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
+    spilled: Optional[SpillPart] = None     # the candidate rows, written to the chunk's ``spill_path``
 
 
 # ----------------------------------------------------------------- the steps
@@ -378,8 +380,9 @@ def default_steps(cfg: BuildConfig) -> tuple[Step, ...]:
 def process_chunk(chunk: Chunk, steps: Sequence[Step]) -> ChunkResult:
     """Pass 1 for one chunk: run ``steps`` in order -> rejects and candidate rows (table, fingerprints, priority).
 
-    Pure but for per-process caches: runs in the main process or in a worker. Every item of
-    the chunk is accounted for - a candidate row or one reject - and that is checked here, so
+    Pure but for per-process caches and the chunk's spill part: runs in the main process or in a
+    worker; with a ``spill_path`` the candidate rows are written there (only the path goes back to
+    the main process), else returned as ``table``. Every item of the chunk is accounted for - a candidate row or one reject - and that is checked here, so
     a step that loses records fails loudly instead of unbalancing the ledger.
     """
     times = StepTimes()
@@ -401,5 +404,10 @@ def process_chunk(chunk: Chunk, steps: Sequence[Step]) -> ChunkResult:
     if table_rows != rows or (len(batch.block) if batch.block is not None else 0) != rows:
         raise RuntimeError(f"steps {[s.name for s in steps]} left {len(batch.records)} rows whose table or "
                            "fingerprints do not match them (ToArrow and Fingerprint must come last, in that order)")
-    return ChunkResult(n_items=n_items, rejects=batch.rejects, block=batch.block, table=batch.table,
-                       crashed=batch.crash is not None, seconds=dict(times.seconds))
+    table, spilled = batch.table, None
+    if chunk.spill_path is not None and rows:
+        with times.timed("spill"):
+            spilled = write_spill_part(table, chunk.spill_path)
+        table = None
+    return ChunkResult(n_items=n_items, rejects=batch.rejects, block=batch.block, table=table,
+                       crashed=batch.crash is not None, seconds=dict(times.seconds), spilled=spilled)

@@ -18,12 +18,14 @@ the process pool :mod:`kvdata.build_executor`; this module reads the Sources and
    ``(reason, message)`` drops it, and a dropped record becomes exactly one Reject with that
    reason; :func:`process_chunk` checks that every item is one row or one reject. What is left is an Arrow table
    of the surviving rows and their digests, MinHash signatures and priorities (a
-   :class:`~kvdata.dedup.CandidateBlock`). The main process appends the table to its
-   config's spill file (Arrow IPC, on disk in ``DIR/.build-spill/``) and the block to the
-   config's :class:`~kvdata.dedup.Candidates`; memory holds ~1.1 kB per kernel row, not the code.
+   :class:`~kvdata.dedup.CandidateBlock`). The table is written where the chunk was processed,
+   to one spill part file per chunk (Arrow IPC, in ``DIR/.build-spill/``), so the rows never
+   travel back to the main process; the main process adds the part to its config's spill and the
+   block to the config's :class:`~kvdata.dedup.Candidates`; memory holds ~1.1 kB per kernel row,
+   not the code.
 2. **Decide and write.** Per config, :func:`kvdata.dedup.decide` walks the candidates in
-   priority order; the spill is then streamed through the keep mask into zstd shards
-   (``kvdata.hub.ConfigWriter``) in arrival order, and the ledger gets the duplicates.
+   priority order; the spill parts are then streamed, in arrival order, through the keep mask
+   into zstd shards (``kvdata.hub.ConfigWriter``), and the ledger gets the duplicates.
 
 Where the chunks are processed is the executor's business (:mod:`kvdata.build_executor`):
 in-process for ``BuildConfig.workers`` = 0, else N forked workers while the main process
@@ -53,7 +55,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from kvdata.build_executor import Executor, make_executor
-from kvdata.build_output import Spill, columns_table, row_of, rows_table, write_config
+from kvdata.build_output import Spill, SpillPart, columns_table, row_of, rows_table, write_config, write_spill_part
 from kvdata.build_steps import (Batch, CheckRows, Chunk, ChunkResult, FilterLicenses, Fingerprint, RecordFilter, Step,
                                 StepTimes, ToArrow, ToRecords, as_reject, crash_reject, default_steps, process_chunk,
                                 record_ref)
@@ -66,7 +68,8 @@ from kvdata.schema import ALL_CONFIGS, Reject
 __all__ = ["build", "Pipeline", "BuildResult", "make_source", "splits_into_units", "SPILL_DIR",
            "Batch", "CheckRows", "Chunk", "ChunkResult", "FilterLicenses", "Fingerprint", "RecordFilter", "Step",
            "StepTimes", "ToArrow", "ToRecords", "as_reject", "crash_reject", "default_steps", "process_chunk",
-           "record_ref", "Spill", "columns_table", "row_of", "rows_table", "write_config"]
+           "record_ref", "Spill", "SpillPart", "columns_table", "row_of", "rows_table", "write_config",
+           "write_spill_part"]
 
 log = logging.getLogger(__name__)
 
@@ -189,9 +192,15 @@ class Pipeline:
                 ledger.set_origin(name, _origin_of(source))
 
     # ------------------------------------------------------------- pass 1
+    def _spill_path(self, chunk: Chunk) -> Path:
+        """Where a chunk's candidate rows are written: one file per chunk, named by its place in the build."""
+        return self.out_dir / SPILL_DIR / f"{chunk.config}-{chunk.source_no:05d}-{chunk.first_ordinal:012d}.arrow"
+
     def _absorb(self, chunk: Chunk, result: ChunkResult, ledger: Ledger, candidates: dict[str, Candidates],
                 spills: dict[str, Spill], stopped: set[int]) -> None:
         if chunk.source_no in stopped:     # read ahead of a crash of its Source: never happened
+            if result.spilled is not None:
+                result.spilled.path.unlink(missing_ok=True)
             return
         if result.crashed:
             stopped.add(chunk.source_no)
@@ -200,13 +209,16 @@ class Pipeline:
         for reject in result.rejects:
             ledger.reject(reject)
         if result.block is not None and len(result.block):
-            with self.times.timed("spill"):
-                cands = candidates.get(chunk.config)
-                if cands is None:
-                    cands = candidates[chunk.config] = Candidates(chunk.config)
-                    spills[chunk.config] = Spill(self.out_dir / SPILL_DIR, chunk.config)
-                cands.add(result.block)
-                spills[chunk.config].append(result.table)
+            cands = candidates.get(chunk.config)
+            if cands is None:
+                cands = candidates[chunk.config] = Candidates(chunk.config)
+                spills[chunk.config] = Spill(chunk.config)
+            cands.add(result.block)
+            spilled = result.spilled
+            if spilled is None:        # a step list run without spill paths: write the returned table here
+                with self.times.timed("spill"):
+                    spilled = write_spill_part(result.table, self._spill_path(chunk))
+            spills[chunk.config].add(spilled)
 
     # ------------------------------------------------------------- pass 2
     def _decide(self, candidates: dict[str, Candidates], ledger: Ledger) -> dict[str, Any]:
@@ -235,7 +247,7 @@ class Pipeline:
     def _write(self, masks: dict[str, Any], spills: dict[str, Spill], executor: Executor
                ) -> tuple[dict[str, int], dict]:
         configs = _config_order(masks)
-        jobs = [(self.out_dir, config, spills[config].path, masks[config], self.cfg.rows_per_shard)
+        jobs = [(self.out_dir, config, spills[config].parts, masks[config], self.cfg.rows_per_shard)
                 for config in configs]
         done = dict(zip(configs, executor.run_each(write_config, jobs)))
         for _, _, seconds in done.values():
@@ -254,21 +266,20 @@ class Pipeline:
         candidates: dict[str, Candidates] = {}
         spills: dict[str, Spill] = {}
         stopped: set[int] = set()
-        executor = make_executor(self.cfg.workers)
+        licenses = _license_service(self.cfg.workers)
+        executor = make_executor(self.cfg.workers, licenses.worker_setup() if licenses else None)
         try:
-            chunks = self._chunks(sources, ledger, executor, stopped)
+            chunks = (replace(c, spill_path=self._spill_path(c)) for c in self._chunks(sources, ledger, executor, stopped))
             for chunk, result in executor.imap(process_chunk, chunks, self.steps, times=self.times):
                 self._absorb(chunk, result, ledger, candidates, spills, stopped)
                 del chunk, result       # absorbed: do not hold its rows while the next chunk is read
-            for spill in spills.values():
-                spill.close()
             masks = self._decide(candidates, ledger)
             candidates.clear()
             rows, shards = self._write(masks, spills, executor)
         finally:
             executor.close()
-            for spill in spills.values():
-                spill.close()
+            if licenses is not None:
+                licenses.close()
             shutil.rmtree(spill_dir, ignore_errors=True)
         with self.times.timed("write"):
             accounting = ledger.close(self.cfg.settings())
@@ -277,6 +288,24 @@ class Pipeline:
         with self.times.timed("card"):
             write_card(self.out_dir)
         return BuildResult(self.out_dir, accounting, rows, shards, self.times.as_dict())
+
+
+def _license_service(workers: int):
+    """The build's license service (:mod:`kvdata.licenses.service`) when it has worker processes, so that
+    ScanCode's index is loaded at most once (by the service, on the first text no cache knows) instead of
+    in the main process and in every worker; this process is attached to it until it is closed.
+
+    None in-process (the one process loads the index itself, if at all), or when the service cannot
+    start (then each process matches for itself: slower, same results)."""
+    if workers <= 0:
+        return None
+    from kvdata.licenses.service import NoticeService
+
+    try:
+        return NoticeService()
+    except Exception as exc:  # noqa: BLE001 - costs speed, never a result
+        log.warning("no license service (%s): each process loads ScanCode's index itself", exc)
+        return None
 
 
 def _origin_of(source: Any):

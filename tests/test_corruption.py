@@ -137,23 +137,16 @@ def corrupt_json_record(rng, rec: dict, fields: dict) -> tuple[bytes, set[str], 
     return json.dumps(rec).encode(), {"no_kernel"}, kind
 
 
-def make_jsonl_source(rng, folder: Path, file_name: str, records: list[dict], fields: dict,
-                      per_file_utf8: bool = False) -> dict[str, set[str]]:
+def make_jsonl_source(rng, folder: Path, file_name: str, records: list[dict], fields: dict) -> dict[str, set[str]]:
     """Write N_PER_SOURCE lines; return ref suffix -> allowed reasons for each corrupted one.
 
-    Builders that decode a whole file before splitting lines (``per_file_utf8``) get each
-    not-UTF-8 record in a file of its own: one file, one input record, one reject.
+    Every builder decodes line by line, so a not-UTF-8 record is one reject among the file's other lines.
     """
     folder.mkdir(parents=True, exist_ok=True)
     expected: dict[str, set[str]] = {}
     lines = []
     for _ in range(N_PER_SOURCE):
         line, reasons, kind = corrupt_json_record(rng, rng.choice(records), dict(fields, line_utf8=True))
-        if kind == "invalid_utf8" and per_file_utf8:
-            name = f"z_bad_{len(expected):04d}.jsonl"
-            (folder / name).write_bytes(line + b"\n")
-            expected[name] = reasons
-            continue
         lines.append(line)
         if reasons:
             expected[f"{file_name}:{len(lines)}"] = reasons
@@ -180,12 +173,18 @@ def make_hip2hip(rng, root: Path) -> dict[str, set[str]]:
         rec["hip_file"] = gen
         rec["gen_idx"] = 1000 + i
         if rng.random() < CORRUPT_SHARE:
-            kind = rng.choice(["truncated", "missing_file", "compile", "run", "match", "not_faster", "wrong_type",
-                               "missing_field", "empty_hip", "hip_not_utf8", "no_binding", "ref_no_model",
+            kind = rng.choice(["truncated", "line_not_utf8", "missing_file", "compile", "run", "match", "not_faster",
+                               "wrong_type", "missing_field", "empty_hip", "hip_not_utf8", "no_binding", "ref_no_model",
                                "ref_no_get_inputs"])
             if kind == "truncated":
                 lines.append(_truncate(rng, json.dumps(rec).encode()))
                 expected[f"eval_results.jsonl:{len(lines)}"] = {"bad_json"}
+                continue
+            if kind == "line_not_utf8":      # one bad line of the results file; the file's other lines stand
+                line = json.dumps(rec).encode()
+                at = line.index(b'"gen_idx"')
+                lines.append(line[:at] + b'"note": "\xff\xfe", ' + line[at:])
+                expected[f"eval_results.jsonl:{len(lines)}"] = {"bad_encoding"}
                 continue
             if kind == "missing_file":
                 rec["hip_file"] = f"generated/{base}/does_not_exist_{i}.hip"
@@ -262,7 +261,7 @@ def corrupted_build(tmp_path_factory):
     expected["hip_cudaagent"] = make_jsonl_source(
         rng, cuda_dir, "a_records.jsonl", [dict(r, license=r.get("license") or "MIT") for r in agent],
         {"name": "task_name", "kernel": "hip_code", "ref": "pytorch_code", "license": "license",
-         "required": ["task_name", "pytorch_code", "hip_code"], "python_kernel": False}, per_file_utf8=True)
+         "required": ["task_name", "pytorch_code", "hip_code"], "python_kernel": False})
     shutil.copy(SAMPLE / "hip_cudaagent" / "LICENSE", cuda_dir / "LICENSE")
     specs.append(SourceSpec("hip_cudaagent", str(cuda_dir)))
 

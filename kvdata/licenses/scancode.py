@@ -14,16 +14,18 @@ with its lines. Not every ScanCode match is a notice:
 - text ScanCode sees as license-like but cannot identify becomes a notice whose expression
   holds a ``LicenseRef-scancode-unknown...`` id (``unknown``), which the caller rejects.
 
-ScanCode's index takes seconds to load, so it is loaded once per process, when the first
-text that needs it arrives. Results are cached by a hash of the text, in memory and, when a
-cache folder is configured, in a SQLite store shared by the build's processes and later
-builds (``KVDATA_CACHE``, default ``~/.cache/kvdata``), so a rebuild of the same trees never
-loads the index.
+ScanCode's index takes seconds and ~1.4 GB to load, so it is loaded only when a text that
+needs it arrives, and in a build with worker processes only once, by the build's license
+service (:mod:`kvdata.licenses.service`), which the other processes ask. Results are cached by
+a hash of the text, in memory and, when a cache folder is configured, in a SQLite store shared
+by the build's processes and later builds (``KVDATA_CACHE``, default ``~/.cache/kvdata``), so a
+rebuild of the same trees never loads the index.
 """
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import re
 import threading
@@ -33,6 +35,8 @@ from pathlib import Path
 from typing import Optional
 
 import xxhash
+
+log = logging.getLogger(__name__)
 
 MIN_COVERAGE = 80.0          # percent of a rule's text a match must cover to count as that license
 REFERENCE_MIN_TOKENS = 5     # a fully relevant reference this long is a statement ("use ... governed by the NVIDIA EULA")
@@ -65,11 +69,27 @@ def scancode_version() -> str:
 
 @functools.lru_cache(maxsize=1)
 def _index():
+    """ScanCode's license index, loaded once per process (a ~400 MB pickle of millions of objects).
+
+    The cyclic garbage collector is off while it loads: each collection the unpickling would trigger
+    walks every object unpickled so far, which more than doubles the load time. (Afterwards the index
+    sits in the oldest generation, which is collected only when it has grown by a quarter.)"""
+    import gc
+    import time
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # typecode's libmagic notice
         from licensedcode.cache import get_index
 
-        return get_index()
+        started, enabled = time.perf_counter(), gc.isenabled()
+        gc.disable()
+        try:
+            index = get_index()
+        finally:
+            if enabled:
+                gc.enable()
+        log.info("ScanCode license index loaded in %.1f s (process %d)", time.perf_counter() - started, os.getpid())
+        return index
 
 
 def _rule_keys(rule) -> list[str]:
@@ -218,14 +238,20 @@ def _notices(text: str, approximate: bool) -> tuple[Notice, ...]:
             notices = tuple(Notice(**n) for n in json.loads(found))
             _remember(key, notices)
             return notices
-    notices = _match(text, approximate)
+    from kvdata.licenses.service import MatchRequest, ask
+
+    notices = ask(MatchRequest(text, approximate))
     if store is not None:
         store.put_many({skey: json.dumps([asdict(n) for n in notices])})
     _remember(key, notices)
     return notices
 
 
-def _match(text: str, approximate: bool) -> tuple[Notice, ...]:
+def match_text(text: str, approximate: bool) -> tuple[Notice, ...]:
+    """ScanCode's notices of ``text``, uncached: loads the index in this process on first use.
+
+    Callers go through :func:`find_notices` (cached, and answered by the build's license service
+    when this process is attached to one, :mod:`kvdata.licenses.service`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # typecode's libmagic notice, on first import
         from licensedcode.cache import get_licenses_db
@@ -308,6 +334,20 @@ def license_of_name(name: str) -> Optional[str]:
         if found is not None:
             _names[key] = json.loads(found)
             return _names[key]
+    from kvdata.licenses.service import NameRequest, ask
+
+    spdx = ask(NameRequest(name))
+    _names[key] = spdx
+    if store is not None:
+        store.put_many({key.hex(): json.dumps(spdx)})
+    return spdx
+
+
+_names: dict[bytes, Optional[str]] = {}
+
+
+def match_name(name: str) -> Optional[str]:
+    """:func:`license_of_name` uncached: loads the index in this process on first use."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # imported only on a cache miss: ~0.6 s per process
         from licensedcode.detection import LicenseDetection
@@ -323,10 +363,4 @@ def license_of_name(name: str) -> Optional[str]:
             spdx = detection.license_expression_spdx or None
     if spdx and "unknown" in spdx:
         spdx = None
-    _names[key] = spdx
-    if store is not None:
-        store.put_many({key.hex(): json.dumps(spdx)})
     return spdx
-
-
-_names: dict[bytes, Optional[str]] = {}
