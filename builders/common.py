@@ -23,7 +23,8 @@ _HF_URL = re.compile(r"^hf://(?:datasets/)?(?P<repo>[^/@]+/[^/@]+)(?:@(?P<rev>[^
 
 _MODEL_CLASS = re.compile(r"^\s*class\s+Model\s*\(", re.M)
 _GET_INPUTS = re.compile(r"^\s*def\s+get_inputs\s*\(", re.M)
-_TRITON_JIT = re.compile(r"@\s*triton\s*\.\s*(jit|autotune|heuristics)\b")
+# a decorator starts its line: "# @triton.jit was removed" or a docstring's "use @triton.jit" decorates nothing
+_TRITON_JIT = re.compile(r"^[ \t]*@[ \t]*triton[ \t]*\.[ \t]*(jit|autotune|heuristics)\b", re.M)
 _PYBIND = re.compile(r"\bPYBIND11_MODULE\s*\(")
 
 
@@ -137,7 +138,7 @@ def _reference_verdict(code: str, field: str) -> Optional[Problem]:
 
 
 def check_triton_kernel(code, field: str = "kernel_code") -> Optional[Problem]:
-    """Triton kernel code: parses and has at least one ``@triton.jit`` (or autotune) kernel."""
+    """Triton kernel code: parses and has at least one ``@triton.jit`` (or autotune) decorator line."""
     problem = check_code(code, field) or check_python(code, field)
     if problem:
         return problem
@@ -170,6 +171,16 @@ def relative(path: str, root: str) -> str:
     """``path`` relative to ``root``, with forward slashes (fsspec paths are POSIX-like)."""
     path, root = str(path).replace("\\", "/"), str(root).replace("\\", "/").rstrip("/")
     return path[len(root) + 1:] if path.startswith(root + "/") else path
+
+
+def within(root: str, path: str) -> Optional[str]:
+    """``path`` with its ``.`` and ``..`` resolved when that stays inside ``root``, else None: a path a record
+    names (``generated/../../etc/x``) must not make the build read a file from outside the tree it was given."""
+    root = posixpath.normpath(str(root).replace("\\", "/"))
+    resolved = posixpath.normpath(str(path).replace("\\", "/"))
+    if resolved == root or resolved.startswith(root.rstrip("/") + "/"):
+        return resolved
+    return None
 
 
 def list_files(fs, folder: str, suffix: str) -> list[str]:

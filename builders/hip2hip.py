@@ -31,8 +31,9 @@ from typing import Iterator, Optional
 
 from kvdata.builders.base import Item, UnitSource, located_lines
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative
+from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative, within
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
+from kvdata.builders.tables import load_json
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 REFERENCE_DIR = "reference"
@@ -134,7 +135,7 @@ class Hip2HipSource(UnitSource):
         if is_problem(text):
             return self.reject(ref, *text)
         try:
-            record = json.loads(text)
+            record = load_json(text)
         except json.JSONDecodeError as e:
             return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
         if not isinstance(record, dict):
@@ -146,7 +147,11 @@ class Hip2HipSource(UnitSource):
         if problem:
             return self.reject(ref, *problem)
         base = record["base_name"]
+        if within(root, posixpath.join(root, REFERENCE_DIR, f"{base}.hip")) is None:
+            return self.reject(ref, RejectReason.MISSING_FILE, f"base_name {base!r} names a file outside the tree")
         hip_path = self._generated_path(fs, root, record["hip_file"])
+        if is_problem(hip_path):
+            return self.reject(ref, *hip_path)
         kernel = read_text(fs, hip_path)
         if is_problem(kernel):
             return self.reject(ref, *kernel)
@@ -171,15 +176,19 @@ class Hip2HipSource(UnitSource):
             verification=self._verification(record, meta),
         )
 
-    def _generated_path(self, fs, root, hip_file: str) -> str:
+    def _generated_path(self, fs, root, hip_file: str):
         """Where ``hip_file`` lies: relative to the root, relative to generated/, or (for an absolute
         path from the evaluation machine) its part from ``generated/`` on. The first candidate is
-        returned when none exists, so the reject names the path as recorded."""
+        returned when none exists, so the reject names the path as recorded. Only paths inside the
+        tree are candidates (``generated/../../x`` is not read): a MISSING_FILE problem when none is."""
         relative_file = hip_file.lstrip("/")
         candidates = [posixpath.join(root, relative_file), posixpath.join(root, GENERATED_DIR, relative_file)]
         marker = f"{GENERATED_DIR}/"
         if marker in hip_file:
             candidates.append(posixpath.join(root, hip_file[hip_file.rindex(marker):]))
+        candidates = [p for p in (within(root, c) for c in candidates) if p is not None]
+        if not candidates:
+            return RejectReason.MISSING_FILE, f"hip_file {hip_file!r} names a file outside the tree"
         for path in candidates:
             try:
                 if fs.exists(path):

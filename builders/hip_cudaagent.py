@@ -37,6 +37,7 @@ from typing import Iterator, Optional
 from kvdata.builders.base import Item, UnitSource, located_lines
 from kvdata.builders.common import check_code, check_hip_extension, check_python, check_reference, is_problem
 from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, relative
+from kvdata.builders.tables import load_json
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 DEFAULT_FILES = "*.jsonl"
@@ -104,7 +105,7 @@ class HipCudaAgentSource(UnitSource):
         if is_problem(text):
             return self.reject(ref, *text)
         try:
-            record = json.loads(text)
+            record = load_json(text)
         except json.JSONDecodeError as e:
             return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
         if not isinstance(record, dict):

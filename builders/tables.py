@@ -61,9 +61,14 @@ def iter_lines(fs, path: str, locate: bool = False) -> Iterator[tuple[int, Line]
     with fs.open(path, "rb") as f:
         for lineno, raw in enumerate(f, start=1):
             size = len(raw)
+            if lineno == 1 and raw.startswith(_BOM_BYTES):    # a byte-order mark is not part of the first record
+                raw, offset, size = raw[len(_BOM_BYTES):], len(_BOM_BYTES), size - len(_BOM_BYTES)
             if raw.strip():
                 yield lineno, (LineAt(str(path), offset, size) if located else raw)
             offset += size
+
+
+_BOM_BYTES = b"\xef\xbb\xbf"
 
 
 class LineFiles:
@@ -101,12 +106,37 @@ class LineFiles:
         self.close()
 
 
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object; a key given twice with different values makes the record ambiguous (RFC 8259 leaves
+    duplicate names to the reader, and ``json`` keeps the last: a record saying ``"license": "GPL-3.0-only"``
+    and then ``"license": "MIT"`` would pass as MIT)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: dict[str, object] = {}
+        for key, value in pairs:
+            if key in seen and seen[key] != value:
+                raise json.JSONDecodeError(f"key {key!r} given twice with different values", "", 0)
+            seen[key] = value
+    return obj
+
+
+def load_json(text: str):
+    """``json.loads`` for input records: a leading byte-order mark is dropped, and an object that gives one key
+    two different values is a ``json.JSONDecodeError``."""
+    if text.startswith(BOM):
+        text = text[1:]
+    return json.loads(text, object_pairs_hook=_object)
+
+
+BOM = "\ufeff"
+
+
 def json_row(text: Union[str, Problem], ref: str) -> Row:
     """The JSON value of one JSONL line's text, or the problem with it."""
     if is_problem(text):
         return text
     try:
-        return json.loads(text)
+        return load_json(text)
     except json.JSONDecodeError as e:
         return RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg})"
 
@@ -137,7 +167,7 @@ def iter_json_array(fs, path: str) -> Iterator[tuple[str, Row]]:
         yield path, text
         return
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as e:
         yield path, (RejectReason.BAD_JSON, f"{path}: not JSON ({e.msg} at line {e.lineno})")
         return
@@ -154,16 +184,19 @@ def iter_jsonl(fs, path: str, locate: bool = False) -> Iterator[tuple[str, Union
     """(ref, object) for each non-blank line of a JSONL file, streamed line by line; with ``locate``,
     (ref, line) for :func:`json_row` to decode later (see the module docstring).
 
-    A file whose first non-blank byte is ``[`` is a JSON array despite its name (as
-    TritonBench-T ships its ``.jsonl``) and is read as one.
+    A file whose first non-blank byte is ``[`` and that holds one JSON value is a JSON array
+    despite its name (as TritonBench-T ships its ``.jsonl``) and is read as one
+    (:func:`_is_json_array`); a JSONL file whose first record is an array is still read line by line.
     """
     try:
         with fs.open(path, "rb") as f:
-            head = f.read(4096).lstrip()
+            head = f.read(4096)
     except OSError as e:
         yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
         return
-    if head.startswith(b"["):
+    if head.startswith(_BOM_BYTES):
+        head = head[len(_BOM_BYTES):]
+    if head.lstrip().startswith(b"[") and _is_json_array(fs, path):
         yield from iter_json_array(fs, path)
         return
     try:
@@ -172,6 +205,25 @@ def iter_jsonl(fs, path: str, locate: bool = False) -> Iterator[tuple[str, Union
             yield ref, (line if locate else json_row(decode(line, ref), ref))
     except OSError as e:
         yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
+
+
+def _is_json_array(fs, path: str) -> bool:
+    """Whether a file that starts with ``[`` is one JSON document rather than JSON Lines whose first record is an
+    array: it is, unless its first line holds a whole JSON value and more lines follow. (A pretty-printed array,
+    even a broken one, stays one document: one ``bad_json`` for the file, not one per line.)"""
+    try:
+        with fs.open(path, "rb") as f:
+            first = f.readline()
+            try:
+                load_json(first.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                return True
+            for line in f:
+                if line.strip():
+                    return False
+    except OSError:
+        return True                        # iter_json_array reports the problem, once
+    return True
 
 
 def iter_parquet(fs, path: str, columns: Optional[Iterable[str]] = None,

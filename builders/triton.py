@@ -41,7 +41,7 @@ from kvdata.builders.common import (
     read_text,
     today,
 )
-from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Line, LineAt, Row, iter_table, json_row
+from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Line, LineAt, Row, iter_table, json_row, load_json
 from kvdata.schema import KernelRecord, Provenance, Reject, RejectReason
 
 LANGUAGE = "triton"
@@ -432,7 +432,7 @@ class TritonKernelBenchSource(TritonSource):
         if is_problem(text):
             return text
         try:
-            meta = json.loads(text)
+            meta = load_json(text)
         except json.JSONDecodeError as e:
             return RejectReason.BAD_JSON, f"{path}: not JSON ({e.msg})"
         if not isinstance(meta, dict):

@@ -71,6 +71,9 @@ def rows_table(records: list[Any], config: str):
                 rows_to_table([row], config)
                 good.append(row)
                 decisions.append(None)
+            except UnicodeEncodeError as exc:    # a lone surrogate (JSON can carry one) in a field no builder checks
+                decisions.append((RejectReason.BAD_ENCODING, f"a text field is not valid Unicode ({exc.reason} at "
+                                                             f"{exc.start})"))
             except Exception as exc:
                 decisions.append((RejectReason.OTHER, f"row does not fit the {config} schema: {exc}"))
         return rows_to_table(good, config), decisions

@@ -161,9 +161,22 @@ class Reject:
     id: Optional[str] = None            # the row id it would have had, where known
 
     def to_row(self) -> dict[str, Any]:
-        return {"id": self.id, "source": self.source, "ref": self.ref,
-                "reason": RejectReason(self.reason).value, "message": self.message,
-                "config": self.config}
+        """The rejects.parquet row. Its texts are made writable: a reject may quote the very text that made it
+        one (a task name holding a lone surrogate, which JSON can carry and UTF-8 cannot)."""
+        return {"id": utf8_safe(self.id), "source": utf8_safe(self.source), "ref": utf8_safe(self.ref),
+                "reason": RejectReason(self.reason).value, "message": utf8_safe(self.message),
+                "config": utf8_safe(self.config)}
+
+
+def utf8_safe(text: Optional[str]) -> Optional[str]:
+    """``text``, with anything UTF-8 cannot encode (lone surrogates) written as a backslash escape."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def stable_id(*parts: str) -> str:

@@ -21,11 +21,13 @@ own): read -> ledger -> checks -> licenses -> spill + fingerprints -> priority d
 card. ``--repeat`` builds each configuration several times, interleaved (0, 2, 0, 2, ...), so that
 the variants see the same machine load; the table shows every run and the JSON keeps them all,
 with the 1-minute load average before and after each run. Columns: rows, seconds, rows/s, CPU
-seconds (build process + workers), peak RSS of the build process and of its largest worker.
+seconds (build process + workers), peak RSS of the build process and of its largest child process (a
+worker, or with ``--workers`` the license service once it holds ScanCode's index, ~1.4 GB).
 
     python scripts/bench_build.py --rows 100000 --workers 0,2 --repeat 2 --json out/bench_build.json
     python scripts/bench_build.py --rows 100000 --workers 2 --license-cache cold,warm   # ScanCode's cost
     python scripts/bench_build.py --rows 100000 --workers 2 --header-share 0            # no headers at all
+    python scripts/bench_build.py --rows 100000 --workers 2 --large-share 0.02          # 2% of kernels 20-100 kB
 """
 from __future__ import annotations
 
@@ -108,6 +110,25 @@ HOLDERS = ("Advanced Micro Devices, Inc.", "The Triton Authors", "Meta Platforms
            "NVIDIA CORPORATION", "Tri Dao", "OpenAI")
 
 
+def grow(code: str, rng: random.Random, size: int) -> str:
+    """``code`` grown past ``size`` characters with generated helper functions (valid Python, or C for a HIP
+    extension): the real corpus has files up to ~100 kB, a few percent of them over 20 kB."""
+    c_style = "PYBIND11_MODULE" in code
+    parts, total, k = [code], len(code), 0
+    while total < size:
+        a, b = rng.randrange(2, 997), rng.randrange(2, 997)
+        if c_style:
+            part = (f"\nstatic inline float grown_{k}(float v, int i) {{\n  float acc = v * {a}.0f;\n"
+                    f"  for (int j = 0; j < i; ++j) {{ acc = acc * 0.5f + (float)(j % {b}); }}\n  return acc;\n}}\n")
+        else:
+            part = (f"\n\ndef grown_{k}(v, i):\n    acc = v * {a}\n    for j in range(i):\n"
+                    f"        acc = acc * 0.5 + (j % {b})\n    return acc\n")
+        parts.append(part)
+        total += len(part)
+        k += 1
+    return "".join(parts)
+
+
 def license_header(rng: random.Random, c_style: bool) -> str:
     """A license header for a kernel file: one of HEADER_TEXTS, a copyright line with its own years."""
     body = rng.choice(HEADER_TEXTS)
@@ -133,7 +154,8 @@ def corrupt(line: str, rng: random.Random, kernel_key: str, ref_key: str, licens
     return json.dumps(rec)
 
 
-def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0.3) -> dict[str, object]:
+def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0.3, large_share: float = 0.0,
+                 large_bytes: int = 100_000) -> dict[str, object]:
     """Write the synthetic raw inputs; returns their paths and what was planted."""
     from kvdata.buildconfig import sample_root
     from kvdata.builders.common import check_hip_extension, check_reference, check_triton_kernel
@@ -159,7 +181,7 @@ def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0
             agent.append(r)
     (folder / "table").mkdir(parents=True, exist_ok=True)
     (folder / "agent").mkdir(parents=True, exist_ok=True)
-    planted = {"corrupt": 0, "exact_copies": 0, "near_copies": 0, "license_headers": 0}
+    planted = {"corrupt": 0, "exact_copies": 0, "near_copies": 0, "license_headers": 0, "large_kernels": 0}
     n_agent = rows * 3 // 10
     specs = (("table", folder / "table" / "rows.jsonl", rows - n_agent, table, "triton", "ref", "lic", "name"),
              ("agent", folder / "agent" / "rows.jsonl", n_agent, agent, "hip_code", "pytorch_code", "license",
@@ -185,6 +207,9 @@ def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0
                     tag += 1
                     rec = dict(base)
                     rec[kkey] = vary(base[kkey], rng, tag)
+                    if large_share and rng.random() < large_share:
+                        rec[kkey] = grow(rec[kkey], rng, rng.randrange(large_bytes // 5, large_bytes + 1))
+                        planted["large_kernels"] += 1
                     if rng.random() < header_share:
                         rec[kkey] = license_header(rng, kkey == "hip_code") + rec[kkey]
                         planted["license_headers"] += 1
@@ -249,6 +274,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="builds per worker count, interleaved (default 1)")
     ap.add_argument("--header-share", type=float, default=0.3,
                     help="share of kernels that start with a license header (default 0.3)")
+    ap.add_argument("--large-share", type=float, default=0.0,
+                    help="share of kernels grown to between a fifth of --large-bytes and --large-bytes (default 0)")
+    ap.add_argument("--large-bytes", type=int, default=100_000, help="largest grown kernel (default 100000)")
     ap.add_argument("--license-cache", default="cold",
                     help="comma list of cold (empty ScanCode cache per build) / warm (one filled by an unmeasured "
                          "first build); default cold")
@@ -264,7 +292,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         tmp = Path(tmp)
         t0 = time.perf_counter()
-        corpus = write_corpus(tmp / "raw", args.rows, header_share=args.header_share)
+        corpus = write_corpus(tmp / "raw", args.rows, header_share=args.header_share, large_share=args.large_share,
+                              large_bytes=args.large_bytes)
         gen_s = time.perf_counter() - t0
         modes = [m.strip() for m in args.license_cache.split(",")]
         if set(modes) - {"cold", "warm"}:
@@ -327,6 +356,7 @@ def main() -> None:
         Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_path).write_text(json.dumps({"rows": args.rows, "planted": corpus["planted"],
                                                     "header_share": args.header_share,
+                                                    "large_share": args.large_share, "large_bytes": args.large_bytes,
                                                     "generate_seconds": gen_s, "cpu_count": os.cpu_count(),
                                                     "load_average": os.getloadavg()[0],
                                                     "results": results}, indent=2) + "\n")

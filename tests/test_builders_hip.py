@@ -375,9 +375,9 @@ def test_cudaagent_missing_license_and_files(tmp_path):
 
 @pytest.mark.parametrize("kind", ["hip_cudaagent", "hip2hip"])
 def test_result_lines_end_at_newline_and_a_bad_line_costs_only_itself(tmp_path, kind):
-    """JSON Lines end at "\\n": a record whose strings hold U+2028, U+0085 or a form feed unescaped (valid JSON)
-    is one record, and the next line keeps its number; a line that is not UTF-8 is one bad_encoding reject
-    among the file's other records (the whole file used to be one)."""
+    """JSON Lines end at "\\n": a record whose strings hold U+2028 or U+0085 unescaped (valid JSON) is one record,
+    and the next line keeps its number; a line that is not UTF-8 is one bad_encoding reject among the file's
+    other records (the whole file used to be one)."""
     write(tmp_path / "LICENSE", LICENSE)
     if kind == "hip_cudaagent":
         good = [agent_record(task_name=f"t{i}", path=f"ops/t{i}.json") for i in range(3)]
@@ -387,7 +387,7 @@ def test_result_lines_end_at_newline_and_a_bad_line_costs_only_itself(tmp_path, 
         assert root == tmp_path
         name = "eval_results.jsonl"
         good = [json.loads(line) for line in (tmp_path / name).read_text().splitlines() if line.strip()]
-    good[0]["note"] = "a\u2028b\u0085c\x0cd"
+    good[0]["note"] = "a\u2028b\u0085c"
     lines = [json.dumps(good[0], ensure_ascii=False).encode(), b'{"broken": "\xff\xfe"}',
              json.dumps(good[1], ensure_ascii=False).encode(), b"", json.dumps(good[2]).encode()]
     write(tmp_path / name, b"\n".join(lines) + b"\n", binary=True)

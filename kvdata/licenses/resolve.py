@@ -120,23 +120,40 @@ def header_of(text: str) -> str:
     return "\n".join(head.split("\n", HEADER_LINES)[:HEADER_LINES])
 
 
+def spdx_tag_lines(head: str) -> list[str]:
+    """The comment lines of ``head`` that carry an ``SPDX-License-Identifier:`` tag (after a shebang, a
+    docstring or the imports, too: the tag is a statement wherever the first lines hold it)."""
+    if "icense-Identifier" not in head and "icense-identifier" not in head and "ICENSE-IDENTIFIER" not in head:
+        return []                          # a substring test: most files have no tag at all
+    return [line for line in head.split("\n") if _TAG_LINE.match(line)]
+
+
+_TAG_LINE = re.compile(r"^[\s#/*;!'\"<-]*spdx-license-identifier\s*:", re.I)
+
+
 def file_license(text) -> tuple[Optional[str], Optional[Problem]]:
     """(expression, None) from the text's own header; (None, None) when it has none; a problem
-    when its header holds license text nobody could identify."""
+    when its header holds license text nobody could identify.
+
+    The header is the file's leading comment block (within its first ``HEADER_LINES`` lines), plus
+    any ``SPDX-License-Identifier`` comment line among those lines (:func:`spdx_tag_lines`)."""
     if not isinstance(text, str) or not text:
         return None, None
     from kvdata.licenses.scancode import find_notices, leading_comments, starts_with_comment
 
-    if not starts_with_comment(text):             # most code starts with code: no header to read
-        return None, None
     head = header_of(text)
-    if not _has_license_words(head):          # most code: no word of a license near its top
-        return None, None
-    head = leading_comments(head)     # where the file's own notice is: never its code
-    if not _has_license_words(head):
+    block = ""
+    if starts_with_comment(text) and _has_license_words(head):   # most code starts with code, or names no license
+        block = leading_comments(head)     # where the file's own notice is: never its code
+        if not _has_license_words(block):
+            block = ""
+    tags = [line for line in spdx_tag_lines(head) if line not in block]
+    if tags:
+        block = "\n".join([block, *tags]) if block else "\n".join(tags)
+    if not block:
         return None, None
 
-    notices = find_notices(head, header=True)
+    notices = find_notices(block, header=True)
     licensed = [n.expression for n in notices if n.kind == "license"]
     if licensed:
         try:

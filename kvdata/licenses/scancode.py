@@ -96,15 +96,18 @@ def _rule_keys(rule) -> list[str]:
     return [k for k in re.findall(r"[\w.+-]+", rule.license_expression) if k not in ("AND", "OR", "WITH")]
 
 
-def _classify(match, db) -> Optional[str]:
+def _classify(match, db, on_spdx_line: bool = False) -> Optional[str]:
     """``license``, ``pointer``, ``unknown``, ``unstated`` or None (not a notice) for one ScanCode match.
 
     ``unstated``: text in ScanCode's "Unstated License" category (a warranty disclaimer, a
-    license intro): not a license by itself.
+    license intro): not a license by itself. ``on_spdx_line``: the match lies on an
+    ``SPDX-License-Identifier:`` line, a statement whatever rule matched it (ScanCode matches
+    ``SPDX-License-Identifier: GPL-2.0`` by the hash of a short rule rated 99, which would otherwise
+    read as a mention).
     """
     rule = match.rule
     keys = _rule_keys(rule)
-    if match.matcher == "1-spdx-id":
+    if match.matcher == "1-spdx-id" or (on_spdx_line and not rule.is_license_clue):
         return "unknown" if any(k.startswith("unknown") for k in keys) else "license"
     if match.matcher.startswith(("5-undetected", "6-unknown")):
         return "unknown"
@@ -154,6 +157,8 @@ def without_copyright_lines(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _COPYRIGHT_LINE.match(line))
 
 
+#: an ``SPDX-License-Identifier:`` tag (REUSE / SPDX spec; the case of the tag varies in the wild)
+SPDX_TAG = re.compile(r"spdx-license-identifier\s*:", re.I)
 _GRANT_WORDS = re.compile(r"permission|redistribut|licensed under|terms of|warrant|provided .as is|"
                           r"free software|spdx-license|use, copy|rights reserved", re.I)
 _COPYRIGHT_WORD = re.compile(r"copyright|\(c\)|©", re.I)
@@ -259,7 +264,9 @@ def match_text(text: str, approximate: bool) -> tuple[Notice, ...]:
 
         matches = _index().match(query_string=text, unknown_licenses=approximate, approximate=approximate)
         db = get_licenses_db()
-    classified = [(m, _classify(m, db)) for m in matches]
+    tag_lines = {n for n, line in enumerate(text.split("\n"), start=1) if SPDX_TAG.search(line)}
+    classified = [(m, _classify(m, db, any(n in tag_lines for n in range(m.start_line, m.end_line + 1))))
+                  for m in matches]
     classified = [(m, k) for m, k in classified if k is not None]
     kind_of = {id(m): k for m, k in classified}
     notices = []
