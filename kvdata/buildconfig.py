@@ -81,11 +81,14 @@ class BuildConfig:
 
         if not self.sources:
             raise BuildConfigError("no sources: pass --sample, --source KIND=PATH or --config FILE")
+        from kvdata.builders.revision import split_revision
+
         for spec in self.sources:
             if spec.kind not in SOURCES:
                 raise BuildConfigError(f"unknown source kind {spec.kind!r}; known kinds: {', '.join(sorted(SOURCES))}")
-            if "://" not in spec.path and not os.path.exists(spec.path):
-                raise BuildConfigError(f"source {spec.kind}: path {spec.path} does not exist")
+            path, _ = split_revision(spec.path)          # KIND=PATH@REV names a revision of PATH
+            if "://" not in path and not os.path.exists(path):
+                raise BuildConfigError(f"source {spec.kind}: path {path} does not exist")
         for spec in self.sources:
             check_options(spec)
         if not 0.0 < self.near_dup_threshold <= 1.0:

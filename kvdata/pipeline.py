@@ -92,6 +92,29 @@ def make_source(spec) -> Any:
     return source_class(spec.kind)(spec.path, **dict(spec.options))
 
 
+def named_apart(specs: Sequence[Any]) -> list[Any]:
+    """The source specs, each without a ``name`` option whose default name (its kind) another one shares named
+    ``KIND:FOLDER`` (``qa_rocm:rocBLAS``, ``qa_rocm:rocSOLVER``; ``#2``... if the folders share a name too), so
+    that each tree keeps its own line in accounting.json and in the card (its repo, commit, license, rows)."""
+    from collections import Counter
+
+    names = [dict(s.options).get("name") or s.kind for s in specs]
+    taken = Counter(names)
+    out, used = [], set(n for n, s in zip(names, specs) if dict(s.options).get("name"))
+    for spec, name in zip(specs, names):
+        if dict(spec.options).get("name") or taken[name] == 1:
+            out.append(spec)
+            continue
+        folder = spec.path.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1] or spec.kind
+        candidate, n = f"{spec.kind}:{folder}", 1
+        while candidate in used:
+            n += 1
+            candidate = f"{spec.kind}:{folder}#{n}"
+        used.add(candidate)
+        out.append(replace(spec, options=tuple(spec.options) + (("name", candidate),)))
+    return out
+
+
 def splits_into_units(source: Any) -> bool:
     """Whether the Source's builder work can run in workers: it offers ``read_units`` /
     ``unit_to_item`` and can be sent to another process."""
@@ -137,7 +160,7 @@ class Pipeline:
     # ------------------------------------------------------------- reading
     def _made_sources(self) -> Iterator[tuple[Any, Optional[Chunk]]]:
         """(Source, None) for each configured Source, or (None, crash chunk) for one that cannot be made."""
-        for spec in self.cfg.sources:
+        for spec in named_apart(self.cfg.sources):
             try:
                 yield make_source(spec), None
             except Exception as exc:  # bad options, a broken builder module: one reject, build goes on

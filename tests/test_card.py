@@ -95,3 +95,27 @@ def test_card_follows_the_data_when_it_changes(sample, tmp_path):
     assert int(re.search(r"\*\*(\d+) rows\*\*", card).group(1)) == int(before) - n_qa
     assert not _table_rows(card, "`qa`")
     assert "qa" not in [c["config_name"] for c in read_front_matter(copy)["configs"]]
+
+
+def test_two_trees_of_one_kind_keep_a_line_each(tmp_path):
+    """`--source qa_rocm=rocBLAS --source qa_rocm=rocSOLVER` (no `name` options): each tree keeps its own account
+    and its own line in the card's source table (repo, commit, license, rows), instead of the second tree's origin
+    standing for both trees' rows."""
+    from kvdata.buildconfig import sample_root
+
+    trees = sample_root() / "qa_rocm"
+    cfg = make_build_config(sources=[f"qa_rocm={trees / 'rocBLAS'}@aaa111", f"qa_rocm={trees / 'rocSOLVER'}@bbb222"],
+                            workers=0)
+    result = build(cfg, tmp_path, progress=False)
+    acc = json.loads((tmp_path / "accounting.json").read_text())
+    assert sorted(acc["sources"]) == ["qa_rocm:rocBLAS", "qa_rocm:rocSOLVER"] and result.accounting["reconciles"]
+    card = (tmp_path / "README.md").read_text()
+    rows = {lib: Counter(r["license"] for r in pq.read_table(tmp_path / "data" / "qa").to_pylist()
+                         if r["library"] == lib) for lib in ("rocblas", "rocsolver")}
+    for name, commit, lib in (("qa_rocm:rocBLAS", "aaa111", "rocblas"), ("qa_rocm:rocSOLVER", "bbb222", "rocsolver")):
+        s = acc["sources"][name]
+        assert s["origin"]["commit"] == commit and s["kept"] == sum(rows[lib].values()) > 0
+        line = next(r for r in _table_rows(card, name) if commit in r)
+        assert line[1:] == [s["origin"]["repo"] or "-", commit, s["origin"]["license"], s["origin"]["license_full"],
+                            str(s["kept"])]
+        assert s["origin"]["license"] in rows[lib]
