@@ -225,8 +225,12 @@ def case(cid, *, files, sources, expected, rationale, certainty, allow_license=N
          expected_if_readable=None, root_can_read=False, notes=None, expected_cli_error=None):
     d = CASES / cid
     d.mkdir(parents=True)
+    copies = []
     for rel, content in files.items():
         p = d / rel
+        if isinstance(content, tuple) and content[0] == "sample":
+            copies.append({"op": "copy_sample", "from": content[1], "to": rel})
+            continue
         p.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, tuple) and content[0] == "symlink":
             p.symlink_to(content[1])
@@ -235,8 +239,8 @@ def case(cid, *, files, sources, expected, rationale, certainty, allow_license=N
     spec = {"id": cid, "sources": sources}
     if allow_license is not None:
         spec["allow_license"] = allow_license
-    if setup:
-        spec["setup"] = setup
+    if copies or setup:
+        spec["setup"] = copies + (setup or [])
     spec["expected"] = expected
     if expected_cli_error:
         spec["expected_cli_error"] = expected_cli_error
@@ -994,15 +998,15 @@ H2H_TASKS = ["1_ReLU", "2_GELU", "3_Add", "4_Scale"]
 def h2h_tree(prefix="tree/", tasks=H2H_TASKS, gen_files=None, license_text=MIT_TEXT):
     s = SAMPLE / "hip2hip"
     files = {prefix + "LICENSE": license_text}
-    for t in tasks:
-        files[f"{prefix}reference/{t}.hip"] = (s / "reference" / f"{t}.hip").read_bytes()
-        files[f"{prefix}pytorch_code_module/{t}.py"] = (s / "pytorch_code_module" / f"{t}.py").read_bytes()
-        files[f"{prefix}pytorch_code_functional/{t}.py"] = (s / "pytorch_code_functional" / f"{t}.py").read_bytes()
+    for t in tasks:       # the sample's own files are copied in by the runner (setup op copy_sample), not stored
+        files[f"{prefix}reference/{t}.hip"] = ("sample", f"hip2hip/reference/{t}.hip")
+        files[f"{prefix}pytorch_code_module/{t}.py"] = ("sample", f"hip2hip/pytorch_code_module/{t}.py")
+        files[f"{prefix}pytorch_code_functional/{t}.py"] = ("sample", f"hip2hip/pytorch_code_functional/{t}.py")
         if gen_files is None or t in gen_files:
-            content = (s / "generated" / t / "gen_0.hip").read_bytes()
             if gen_files and gen_files[t] is not None:
-                content = gen_files[t](content)
-            files[f"{prefix}generated/{t}/gen_0.hip"] = content
+                files[f"{prefix}generated/{t}/gen_0.hip"] = gen_files[t]((s / "generated" / t / "gen_0.hip").read_bytes())
+            else:
+                files[f"{prefix}generated/{t}/gen_0.hip"] = ("sample", f"hip2hip/generated/{t}/gen_0.hip")
     return files
 
 

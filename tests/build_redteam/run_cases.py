@@ -3,7 +3,7 @@
 
 For each case: copy the case folder to a scratch directory (links kept as links), apply its `setup` steps
 (pad a placeholder into a huge line, expand a template into many lines, mkdir, chmod, substitute the
-scratch path), write a YAML build file
+scratch path, copy a file of the bundled sample), write a YAML build file
 with absolute source paths, run
 
     kvdata build --out OUT --quiet --workers W --config build.yaml
@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
+SAMPLE = HERE.parent.parent / "builders" / "sample"
 
 
 # ----------------------------------------------------------------------------------------- setup
@@ -76,6 +77,10 @@ def prepare(case_dir: Path, work: Path, spec: dict) -> tuple[Path, bool]:
                 readable = True
             except OSError:
                 readable = False
+        elif op == "copy_sample":      # a file of the bundled sample, copied in unchanged (not stored twice)
+            p = root / step["to"]
+            p.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(SAMPLE / step["from"], p)
         elif op == "substitute":
             p = root / step["file"]
             p.write_bytes(p.read_bytes().replace(step["placeholder"].encode(), str(root).encode()))
