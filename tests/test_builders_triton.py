@@ -387,6 +387,34 @@ def test_table_column_mapping_jsonl_and_parquet(tmp_path):
     assert records(relaxed)[-1].task_name == "noref" and records(relaxed)[-1].pytorch_code is None
 
 
+def test_table_lines_on_another_file_system_travel_as_bytes(tmp_path):
+    """A JSONL file fsspec reads from elsewhere (here ``memory://``, as ``hf://`` would) cannot be re-read by
+    offset: its lines are units of bytes, and the items equal the local file's, a BOM and a bad line included."""
+    import pickle
+
+    import fsspec
+
+    from kvdata.builders.tables import LineAt
+
+    columns = {"task_name": "name", "pytorch_code": "ref", "kernel_code": "triton", "license": "lic"}
+    data = ("\ufeff" + json.dumps({"name": "relu", "ref": REFERENCE, "triton": KERNEL, "lic": "MIT"}) + "\n\n"
+            + '{"name": "bad\n' + json.dumps({"name": "gelu", "ref": REFERENCE, "triton": KERNEL + "#\n",
+                                                "lic": "MIT"}) + "\n").encode()
+    (tmp_path / "t.jsonl").write_bytes(data)
+    memory = fsspec.filesystem("memory")
+    memory.pipe("/kvdata-test/t.jsonl", data)
+    local = TritonTableSource(str(tmp_path / "t.jsonl"), columns=columns)
+    remote = TritonTableSource("memory://kvdata-test/t.jsonl", columns=columns)
+    assert {type(row) for _, row in local.read_units()} == {LineAt}
+    assert {type(row) for _, row in remote.read_units()} == {bytes}
+    shipped = pickle.loads(pickle.dumps(remote))           # as a build worker gets it
+    items = [shipped.unit_to_item(u) for u in remote.read_units()]
+    expected = list(local.read())
+    assert [type(i) for i in items] == [type(i) for i in expected] and len(items) == 3
+    assert [i.task_name for i in records(items)] == [i.task_name for i in records(expected)] == ["relu", "gelu"]
+    assert [i.ref.rsplit(":", 1)[-1] for i in items if isinstance(i, Reject)] == ["3"]
+
+
 def test_table_default_columns_and_option_errors(tmp_path):
     path = write_jsonl(tmp_path / "t.jsonl", [{"task_name": "relu", "pytorch_code": REFERENCE,
                                                "kernel_code": KERNEL, "license": "mit"}])
