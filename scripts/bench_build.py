@@ -110,22 +110,16 @@ HOLDERS = ("Advanced Micro Devices, Inc.", "The Triton Authors", "Meta Platforms
            "NVIDIA CORPORATION", "Tri Dao", "OpenAI")
 
 
-def grow(code: str, rng: random.Random, size: int) -> str:
-    """``code`` grown past ``size`` characters with generated helper functions (valid Python, or C for a HIP
-    extension): the real corpus has files up to ~100 kB, a few percent of them over 20 kB."""
-    c_style = "PYBIND11_MODULE" in code
+def grow(code: str, rng: random.Random, size: int, tag: int) -> str:
+    """``code`` grown past ``size`` characters with renamed copies of itself (each copy's own identifiers get
+    their own suffix, so the file stays valid code, as a real file holding many kernels does): the real corpus
+    has files up to ~100 kB, a few percent of them over 20 kB."""
     parts, total, k = [code], len(code), 0
     while total < size:
-        a, b = rng.randrange(2, 997), rng.randrange(2, 997)
-        if c_style:
-            part = (f"\nstatic inline float grown_{k}(float v, int i) {{\n  float acc = v * {a}.0f;\n"
-                    f"  for (int j = 0; j < i; ++j) {{ acc = acc * 0.5f + (float)(j % {b}); }}\n  return acc;\n}}\n")
-        else:
-            part = (f"\n\ndef grown_{k}(v, i):\n    acc = v * {a}\n    for j in range(i):\n"
-                    f"        acc = acc * 0.5 + (j % {b})\n    return acc\n")
+        k += 1
+        part = "\n\n" + vary(code, rng, tag * 1000 + k)
         parts.append(part)
         total += len(part)
-        k += 1
     return "".join(parts)
 
 
@@ -208,7 +202,7 @@ def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0
                     rec = dict(base)
                     rec[kkey] = vary(base[kkey], rng, tag)
                     if large_share and rng.random() < large_share:
-                        rec[kkey] = grow(rec[kkey], rng, rng.randrange(large_bytes // 5, large_bytes + 1))
+                        rec[kkey] = grow(rec[kkey], rng, rng.randrange(large_bytes // 5, large_bytes + 1), tag)
                         planted["large_kernels"] += 1
                     if rng.random() < header_share:
                         rec[kkey] = license_header(rng, kkey == "hip_code") + rec[kkey]

@@ -143,3 +143,25 @@ def test_a_cold_build_with_workers_loads_the_index_once(corpus, tmp_path):
                       for r in pq.read_table(out / "data" / config, columns=["id", "license", "license_source"]).to_pylist())
     assert rows(tmp_path / "w2") == rows(tmp_path / "w0")
     assert {license for _, license, _ in rows(tmp_path / "w2")} >= {"MIT", "Apache-2.0", "MIT OR Apache-2.0"}
+
+
+def test_the_service_ends_with_a_build_killed_outright():
+    """A build killed with SIGKILL cannot stop its service: the service notices its parent is gone and exits."""
+    import signal
+    import time
+
+    script = ("import os, sys, time\nfrom kvdata.licenses import service\nsvc = service.NoticeService()\n"
+              "print(svc.pid, flush=True)\ntime.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    service_pid = int(proc.stdout.readline())
+    os.kill(service_pid, 0)                      # alive while the build is
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for _ in range(100):
+        try:
+            os.kill(service_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the license service {service_pid} outlived its killed build")

@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -35,6 +36,8 @@ ANSWER_TIMEOUT = 600.0
 START_TIMEOUT = 60.0
 #: answers the service remembers (distinct texts of one build); it starts afresh when full
 MEMO_MAX = 50_000
+#: seconds between the service's checks that the build that started it is still there
+PARENT_POLL = 1.0
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,14 @@ def answer(request: Request) -> Any:
 
 
 # ----------------------------------------------------------------- the service's process
-def _serve(endpoint: Endpoint, ready) -> None:
+def _serve(endpoint: Endpoint, ready, parent: int) -> None:
     """The service's main loop: one thread per connection, matching under one lock, each distinct
-    request answered once."""
+    request answered once. It ends with the build: when it is terminated, or when its parent is gone
+    (a build killed outright cannot stop it, so it watches)."""
     from multiprocessing.connection import Listener
 
     listener = Listener(endpoint.address, "AF_UNIX", authkey=endpoint.authkey)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     ready.set()
     lock = threading.Lock()
     answered: dict[Request, Reply] = {}     # a second worker asking the same gets the first answer
@@ -130,6 +135,12 @@ def _serve(endpoint: Endpoint, ready) -> None:
         threading.Thread(target=handle, args=(conn,), daemon=True).start()
 
 
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(0)
+
+
 class NoticeService:
     """A process that owns ScanCode's index for one build; use as a context manager.
 
@@ -146,7 +157,7 @@ class NoticeService:
         self._folder = tempfile.mkdtemp(prefix="kvdata-licenses-")
         self.endpoint = Endpoint(os.path.join(self._folder, "socket"), os.urandom(16))
         ready = context.Event()
-        self._process = context.Process(target=_serve, args=(self.endpoint, ready), daemon=True,
+        self._process = context.Process(target=_serve, args=(self.endpoint, ready, os.getpid()), daemon=True,
                                         name="kvdata-license-service")
         self._process.start()
         self._previous = attached()
