@@ -28,6 +28,7 @@ worker, or with ``--workers`` the license service once it holds ScanCode's index
     python scripts/bench_build.py --rows 100000 --workers 2 --license-cache cold,warm   # ScanCode's cost
     python scripts/bench_build.py --rows 100000 --workers 2 --header-share 0            # no headers at all
     python scripts/bench_build.py --rows 100000 --workers 2 --large-share 0.02          # 2% of kernels 20-100 kB
+    python scripts/bench_build.py --rows 100000 --workers 0,2 --license-cache cold,warm --repeat 2 --against 1aa2589
 """
 from __future__ import annotations
 
@@ -223,6 +224,33 @@ def write_corpus(folder: Path, rows: int, seed: int = 7, header_share: float = 0
     return {"table": str(specs[0][1]), "agent": str(folder / "agent"), "planted": planted}
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def export_revision(rev: str, into: Path) -> Path:
+    """The kvdata sources at git revision ``rev`` of this checkout, written to ``into``."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "kvdata", "builders", "audit", "cards"],
+                             capture_output=True, check=False)
+    if archive.returncode != 0:
+        sys.exit(f"--against {rev}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def package_farm(tree: Path, into: Path) -> Path:
+    """A folder to put first on PYTHONPATH so that ``import kvdata`` is ``tree``'s code: ``kvdata/`` links to
+    ``tree/kvdata``'s files, with ``builders``, ``audit`` and ``cards`` beside them (the layout pyproject's
+    package-dir installs). Both sides of a comparison import through one, so they start up alike."""
+    pkg = into / "kvdata"
+    pkg.mkdir(parents=True)
+    for entry in (tree / "kvdata").iterdir():
+        (pkg / entry.name).symlink_to(entry)
+    for sub in ("builders", "audit", "cards"):
+        (pkg / sub).symlink_to(tree / sub)
+    return into
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the fingerprint workers)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -274,6 +302,9 @@ def main() -> None:
     ap.add_argument("--license-cache", default="cold",
                     help="comma list of cold (empty ScanCode cache per build) / warm (one filled by an unmeasured "
                          "first build); default cold")
+    ap.add_argument("--against", metavar="REV",
+                    help="also build every configuration with kvdata at git revision REV of this checkout, "
+                         "interleaved, and print after/before ratios (the side-by-side comparison)")
     ap.add_argument("--json", dest="json_path", help="write the results here")
     ap.add_argument("--dir", help="work folder (default: a temporary one)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -294,38 +325,48 @@ def main() -> None:
             sys.exit(f"--license-cache takes cold and/or warm, not {args.license_cache!r}")
         workers = [int(x) for x in args.workers.split(",")]
 
-        def one_build(w: int, cache: Path) -> dict:
+        # which kvdata each build imports: this checkout, and with --against the tree of that revision
+        codes = {"this": package_farm(ROOT, tmp / "pkg-this")}
+        if args.against:
+            codes[args.against] = package_farm(export_revision(args.against, tmp / "tree-against"), tmp / "pkg-against")
+
+        def one_build(w: int, cache: Path, code: str) -> dict:
             child = json.dumps({**corpus, "out": str(tmp / f"out{w}")})
             load_before = os.getloadavg()[0]
             proc = subprocess.run([sys.executable, __file__, "--child", child, "--workers-one", str(w)],
                                   capture_output=True, text=True,
-                                  env=dict(os.environ, TQDM_DISABLE="1", KVDATA_CACHE=str(cache)))
+                                  env=dict(os.environ, TQDM_DISABLE="1", KVDATA_CACHE=str(cache),
+                                           PYTHONPATH=str(codes[code])))
             if proc.returncode != 0:
-                sys.exit(f"build with workers={w} failed:\n{proc.stderr[-3000:]}")
+                sys.exit(f"build with workers={w} ({code}) failed:\n{proc.stderr[-3000:]}")
             result = json.loads(proc.stdout.strip().splitlines()[-1])
             result["load_before"], result["load_after"] = load_before, os.getloadavg()[0]
+            result["code"] = code
             return result
 
         if "warm" in modes:
-            one_build(workers[0], tmp / "cache-warm")          # fills the warm cache, not measured
+            for code in codes:                              # fills each code's warm cache, not measured
+                one_build(workers[0], tmp / f"cache-warm-{code}", code)
         results = []
         for run in range(args.repeat):
             for w in workers:
                 for mode in modes:
-                    cache = tmp / "cache-warm" if mode == "warm" else tmp / f"cache-cold-{run}-{w}"
-                    results.append({**one_build(w, cache), "license_cache": mode})
+                    # the two codes take turns going first, so neither always meets the box after the other
+                    for code in (list(codes) if run % 2 == 0 else list(codes)[::-1]):
+                        cache = tmp / (f"cache-warm-{code}" if mode == "warm" else f"cache-cold-{run}-{w}-{code}")
+                        results.append({**one_build(w, cache, code), "license_cache": mode})
 
     steps = sorted({k for r in results for k in r["steps"]})
     print(f"synthetic corpus: {args.rows} records ({corpus['planted']}), generated in {gen_s:.1f}s; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-    header = (f"{'workers':>7} {'cache':>5} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
+    header = (f"{'code':>8} {'workers':>7} {'cache':>5} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
               f"{'cpu s':>7} {'rows/cpu-s':>10} {'RSS MB':>7} {'wRSS MB':>7} {'load':>9}  ok")
     print(header)
     print("-" * len(header))
     for r in results:
         r["rows_per_s"] = r["input"] / r["seconds"]
         r["rows_per_cpu_s"] = r["input"] / r["cpu_seconds"]
-        print(f"{r['workers']:>7} {r['license_cache']:>5} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
+        print(f"{r['code'][:8]:>8} {r['workers']:>7} {r['license_cache']:>5} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
               f"{r['seconds']:>8.1f} {r['rows_per_s']:>8.0f} {r['cpu_seconds']:>7.1f} {r['rows_per_cpu_s']:>10.0f} "
               f"{r['peak_rss_mb']:>7.0f} {r['worker_peak_rss_mb']:>7.0f} {r['load_before']:>4.1f}-{r['load_after']:<4.1f}"
               f"  {'yes' if r['reconciles'] else 'NO'}")
@@ -334,9 +375,19 @@ def main() -> None:
     print(f"{'step':<18}" + "".join(f"{'w=' + str(r['workers']) + r['license_cache'][0]:>10}" for r in results))
     for s in steps:
         print(f"{s:<18}" + "".join(f"{r['steps'].get(s, 0.0):>10.2f}" for r in results))
+    if args.against:
+        print(f"\nafter/before: median seconds with {args.against} / median seconds with this checkout")
+        for w in workers:
+            for mode in modes:
+                def median(code):
+                    xs = sorted(r["seconds"] for r in results
+                                if r["workers"] == w and r["license_cache"] == mode and r["code"] == code)
+                    return xs[len(xs) // 2]
+                print(f"  workers={w} {mode}: {median(args.against):.1f} s -> {median('this'):.1f} s = "
+                      f"{median(args.against) / median('this'):.2f}x")
     best: dict[int, dict] = {}
     for r in results:
-        if r["license_cache"] != modes[0]:
+        if r["license_cache"] != modes[0] or r["code"] != "this":
             continue
         if r["workers"] not in best or r["seconds"] < best[r["workers"]]["seconds"]:
             best[r["workers"]] = r
@@ -349,7 +400,7 @@ def main() -> None:
     if args.json_path:
         Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_path).write_text(json.dumps({"rows": args.rows, "planted": corpus["planted"],
-                                                    "header_share": args.header_share,
+                                                    "header_share": args.header_share, "against": args.against,
                                                     "large_share": args.large_share, "large_bytes": args.large_bytes,
                                                     "generate_seconds": gen_s, "cpu_count": os.cpu_count(),
                                                     "load_average": os.getloadavg()[0],

@@ -123,9 +123,17 @@ def header_of(text: str) -> str:
 def spdx_tag_lines(head: str) -> list[str]:
     """The comment lines of ``head`` that carry an ``SPDX-License-Identifier:`` tag (after a shebang, a
     docstring or the imports, too: the tag is a statement wherever the first lines hold it)."""
-    if "icense-Identifier" not in head and "icense-identifier" not in head and "ICENSE-IDENTIFIER" not in head:
-        return []                          # a substring test: most files have no tag at all
+    if not may_have_spdx_tag(head):
+        return []
     return [line for line in head.split("\n") if _TAG_LINE.match(line)]
+
+
+def may_have_spdx_tag(text: str, end: int = HEADER_CHARS) -> bool:
+    """A substring test on ``text[:end]``, without copying it: most files have no tag at all."""
+    return any(text.find(spelling, 0, end) >= 0 for spelling in _TAG_SPELLINGS)
+
+
+_TAG_SPELLINGS = ("icense-Identifier", "icense-identifier", "ICENSE-IDENTIFIER")
 
 
 _TAG_LINE = re.compile(r"^[\s#/*;!'\"<-]*spdx-license-identifier\s*:", re.I)
@@ -141,9 +149,12 @@ def file_license(text) -> tuple[Optional[str], Optional[Problem]]:
         return None, None
     from kvdata.licenses.scancode import find_notices, leading_comments, starts_with_comment
 
+    commented = starts_with_comment(text)
+    if not commented and not may_have_spdx_tag(text):
+        return None, None                 # most code starts with code and carries no SPDX tag
     head = header_of(text)
     block = ""
-    if starts_with_comment(text) and _has_license_words(head):   # most code starts with code, or names no license
+    if commented and _has_license_words(head):
         block = leading_comments(head)     # where the file's own notice is: never its code
         if not _has_license_words(block):
             block = ""
