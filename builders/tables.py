@@ -31,6 +31,10 @@ TABLE_SUFFIXES = (".jsonl", ".json", ".parquet")
 
 Row = Union[dict, Problem]
 
+#: a byte-order mark: some writers put one before the first record; it is not part of it
+BOM = "\ufeff"
+_BOM_BYTES = BOM.encode("utf-8")
+
 
 @dataclass(frozen=True)
 class LineAt:
@@ -66,9 +70,6 @@ def iter_lines(fs, path: str, locate: bool = False) -> Iterator[tuple[int, Line]
             if raw.strip():
                 yield lineno, (LineAt(str(path), offset, size) if located else raw)
             offset += size
-
-
-_BOM_BYTES = b"\xef\xbb\xbf"
 
 
 class LineFiles:
@@ -126,9 +127,6 @@ def load_json(text: str):
     if text.startswith(BOM):
         text = text[1:]
     return json.loads(text, object_pairs_hook=_object)
-
-
-BOM = "\ufeff"
 
 
 def json_row(text: Union[str, Problem], ref: str) -> Row:

@@ -382,8 +382,9 @@ def process_chunk(chunk: Chunk, steps: Sequence[Step]) -> ChunkResult:
 
     Pure but for per-process caches and the chunk's spill part: runs in the main process or in a
     worker; with a ``spill_path`` the candidate rows are written there (only the path goes back to
-    the main process), else returned as ``table``. Every item of the chunk is accounted for - a candidate row or one reject - and that is checked here, so
-    a step that loses records fails loudly instead of unbalancing the ledger.
+    the main process), else returned as ``table``. Every item of the chunk is accounted for - a
+    candidate row or one reject - and that is checked here, so a step that loses records fails
+    loudly instead of unbalancing the ledger.
     """
     times = StepTimes()
     batch = Batch(chunk)

@@ -98,6 +98,8 @@ def named_apart(specs: Sequence[Any]) -> list[Any]:
     that each tree keeps its own line in accounting.json and in the card (its repo, commit, license, rows)."""
     from collections import Counter
 
+    from kvdata.builders.revision import split_revision
+
     names = [dict(s.options).get("name") or s.kind for s in specs]
     taken = Counter(names)
     out, used = [], set(n for n, s in zip(names, specs) if dict(s.options).get("name"))
@@ -105,7 +107,7 @@ def named_apart(specs: Sequence[Any]) -> list[Any]:
         if dict(spec.options).get("name") or taken[name] == 1:
             out.append(spec)
             continue
-        folder = spec.path.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1] or spec.kind
+        folder = split_revision(spec.path)[0].rstrip("/").rsplit("/", 1)[-1] or spec.kind
         candidate, n = f"{spec.kind}:{folder}", 1
         while candidate in used:
             n += 1
@@ -237,11 +239,7 @@ class Pipeline:
                 cands = candidates[chunk.config] = Candidates(chunk.config)
                 spills[chunk.config] = Spill(chunk.config)
             cands.add(result.block)
-            spilled = result.spilled
-            if spilled is None:        # a step list run without spill paths: write the returned table here
-                with self.times.timed("spill"):
-                    spilled = write_spill_part(result.table, self._spill_path(chunk))
-            spills[chunk.config].add(spilled)
+            spills[chunk.config].add(result.spilled)
 
     # ------------------------------------------------------------- pass 2
     def _decide(self, candidates: dict[str, Candidates], ledger: Ledger) -> dict[str, Any]:
