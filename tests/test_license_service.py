@@ -165,3 +165,14 @@ def test_the_service_ends_with_a_build_killed_outright():
         time.sleep(0.1)
     else:
         pytest.fail(f"the license service {service_pid} outlived its killed build")
+
+
+def test_an_error_in_the_service_is_raised_where_it_was_asked():
+    """Matching that raises in the service raises in the asking process (as it would have there), rather than
+    passing for an unreachable service, which would make every worker load the index after all."""
+    from kvdata.licenses import service
+
+    with service.NoticeService():
+        with pytest.raises(service.MatchFailed, match="not a license request"):
+            service.ask("not a request")
+    assert service.attached() is None

@@ -61,7 +61,7 @@ Request = Union[MatchRequest, NameRequest]
 @dataclass(frozen=True)
 class Reply:
     """The answer to one request: ``value`` (a tuple of Notices, or an SPDX expression or None), or
-    ``error`` when matching raised in the service (the caller then matches itself)."""
+    ``error`` when matching raised in the service (raised in the caller as :class:`MatchFailed`)."""
 
     value: Any = None
     error: Optional[str] = None
@@ -77,6 +77,10 @@ class Endpoint:
 
 class ServiceUnavailable(RuntimeError):
     """The service could not answer: not reachable, gone, or too slow."""
+
+
+class MatchFailed(RuntimeError):
+    """ScanCode raised on a text in the service: raised in the asking process as matching there would have."""
 
 
 def answer(request: Request) -> Any:
@@ -115,7 +119,7 @@ def _serve(endpoint: Endpoint, ready, parent: int) -> None:
                     if reply is None:
                         try:
                             reply = Reply(value=answer(request))
-                        except Exception as exc:  # noqa: BLE001 - the caller matches itself
+                        except Exception as exc:  # noqa: BLE001 - the caller raises it as MatchFailed
                             reply = Reply(error=f"{type(exc).__name__}: {exc}")
                         if len(answered) >= MEMO_MAX:
                             answered.clear()
@@ -258,5 +262,5 @@ def _ask_service(request: Request) -> Any:
     if not isinstance(reply, Reply):
         raise ServiceUnavailable(f"unexpected reply {type(reply).__name__}")
     if reply.error is not None:
-        raise ServiceUnavailable(f"the service failed: {reply.error}")
+        raise MatchFailed(reply.error)
     return reply.value
