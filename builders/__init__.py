@@ -16,6 +16,14 @@ SOURCES: dict[str, str] = {
     "triton_kernelbench": "kvdata.builders.triton:TritonKernelBenchSource",  # Model + ModelNew agent outputs
     "triton_table": "kvdata.builders.triton:TritonTableSource",          # any JSONL/parquet + column mapping
     "qa_rocm": "kvdata.builders.qa_rocm:QaRocmSource",
+    "hip_rl_data": "kvdata.builders.hip_rl:HipRlDataSource",          # the lab's rl_data*.json lists
+    "hip_verl": "kvdata.builders.hip_rl:HipVerlSource",               # the lab's veRL parquet
+    "v02_cudaagent": "kvdata.builders.release_v02:V02CudaAgentSource",  # v0.2 subset tables
+    "v02_gpumode": "kvdata.builders.release_v02:V02GpuModeSource",
+    "v02_hip2hip": "kvdata.builders.release_v02:V02Hip2HipSource",
+    "v02_qa": "kvdata.builders.release_v02:V02QaSource",
+    "v02_triton": "kvdata.builders.release_v02:V02TritonSource",
+    "release": "kvdata.builders.release:ReleaseSource",               # a downloaded release: expands into the above
 }
 
 

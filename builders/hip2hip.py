@@ -1,44 +1,60 @@
-"""HIP2HIP: a reference HIP extension and an optimised rewrite, with measured times.
+"""HIP2HIP: a baseline HIP extension and an optimised rewrite, with measured times.
 
-Layout read (the upstream evaluation's output, plus the files it evaluated)::
+Two kinds of result file are read, told apart by their rows, not their names (docs/notes/layouts.md):
 
-    <root>/LICENSE                               (or the ``license`` option)
-    <root>/eval_results*.jsonl                   one evaluation record per line (option ``results``: a glob)
-    <root>/reference/<base_name>.hip             the baseline HIP extension (before optimisation)
-    <root>/<hip_file>                            the optimised HIP extension (usually generated/...)
-    <root>/pytorch_code_module/<base_name>.py    KernelBench-style reference (Model, get_inputs)
-    <root>/pytorch_code_functional/<base_name>.py  optional functional form (module_fn)
-    <root>/meta.json                             optional: {"hardware", "arch", "rocm_version", "torch_version"}
+* **kvdata's JSONL** (``eval_results*.jsonl``, one record a line): ``hip_file, base_name, gen_idx,
+  compile_ok, run_ok, match_ok, pytorch_time_ms, hip_time_ms, speedup, error_message``, where
+  ``pytorch_time_ms`` is the PyTorch reference's time.
+* **AMD's evaluation kit** (hip_kernel_llm_lab ``HIP_benchmark_kit``), indented JSON arrays:
+  ``baseline_hip_results.json`` (one row per kernel: the fields above plus ``artifact_side`` and
+  ``eval_backend``) and ``comparison/origin_vs_optimized_results.json`` (one row per pair: ``base_name,
+  gen_idx, origin_hip_file, optimized_hip_file, origin_*_ok, optimized_*_ok, origin_hip_time_ms,
+  optimized_hip_time_ms, speedup, pair_ok, compare_error``). In the kit, ``pytorch_time_ms`` is the
+  *reference HIP kernel's* time (``reference_perf_ms``) and every speedup is over that kernel: kvdata records
+  it as ``verification.baseline_ms`` with ``speedup_over = "baseline_kernel"``, never as a PyTorch time.
+  Where a run holds a comparison file, its ``origin_eval/`` and ``optimized_eval/`` row files are not read
+  again (the comparison joins them). A row of the baseline's own evaluation (``artifact_side: origin``) is
+  rejected ``baseline_only``: it is not a rewrite.
 
-An evaluation record has the upstream fields ``hip_file, base_name, gen_idx, compile_ok,
-run_ok, match_ok, pytorch_time_ms, hip_time_ms, speedup, error_message``. ``hip_file`` is
-a path relative to ``<root>`` (an absolute path or one relative to ``generated/`` is
-also tried). ``speedup`` is ``pytorch_time_ms / hip_time_ms`` upstream; when it is null
-and both times are present it is computed that way.
+Files a row names are looked for where each layout keeps them::
 
-One input record is one non-blank JSONL line. A line is kept only when the rewrite
-compiled, ran, matched and is faster (``speedup > 1``); otherwise the first failed stage
-names the reject (``compile_failed``, ``run_failed``, ``mismatch``, ``not_faster``) and
-the upstream ``error_message`` is the reject message. The status is checked before any
-file is read, so failed generations cost nothing.
+    <root>/<hip_file>  or <root>/generated/<hip_file>      the rewrite (kvdata's JSONL)
+    <root>/reference/<base_name>.hip                        the baseline (kvdata's JSONL)
+    any <name>.hip of the tree, by base name                the kit's bare names: a copy under
+                                                            optimized/ or generated/ for the rewrite, under
+                                                            origin/, reference/ or hip_code/ for the baseline,
+                                                            the one nearest the result file first
+    pytorch_code_module/<base>.py, py_<id>.py               the PyTorch reference (the kit: hip_ -> py_);
+    pytorch_code_functional/<same name>, py_<id>_func.py    in the tree, or under the ``pytorch_root`` option
+    <root>/meta.json                                        optional: hardware, arch, rocm_version, torch_version
+
+One input record is one JSONL line or one array element. A record is kept only when the rewrite compiled,
+ran, matched and is faster (``speedup > 1``); otherwise the first failed stage names the reject
+(``compile_failed``, ``run_failed``, ``mismatch``, ``not_faster``). The status is checked before any file is
+read, so failed generations cost nothing.
 """
 from __future__ import annotations
 
 import json
 import math
 import posixpath
-from typing import Iterator, Optional
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Union
 
-from kvdata.builders.base import Item, UnitSource, located_lines
+from kvdata.builders.base import Item, UnitSource, open_fs
 from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
-from kvdata.builders.common import COMMON_OPTIONS, glob_sorted, make_provenance, read_functional, relative, within
+from kvdata.builders.common import COMMON_OPTIONS, make_provenance, read_functional, relative, within
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
-from kvdata.builders.tables import load_json
+from kvdata.builders.tables import LineAt, iter_json_array, iter_jsonl, json_row
+from kvdata.builders.tree_index import FileIndex
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
 REFERENCE_DIR = "reference"
 GENERATED_DIR = "generated"
-DEFAULT_RESULTS = "eval_results*.jsonl"
+#: The result files read by default, by base name pattern (searched through the whole tree).
+DEFAULT_RESULTS = ("eval_results*.jsonl", "baseline_hip_results.json", "origin_vs_optimized_results.json")
+KIT_COMPARISON = "origin_vs_optimized_results.json"
+KIT_SIDES = ("origin_eval", "optimized_eval")
 META_FILE = "meta.json"
 _STAGES = (  # (field, reject reason when false, what failed)
     ("compile_ok", RejectReason.COMPILE_FAILED, "did not compile"),
@@ -46,6 +62,11 @@ _STAGES = (  # (field, reject reason when false, what failed)
     ("match_ok", RejectReason.MISMATCH, "output does not match the reference"),
 )
 _META_KEYS = ("hardware", "arch", "rocm_version", "torch_version", "compiler")
+#: Comparison errors of the kit that mean a side is missing.
+_MISSING_PAIR = ("missing_origin_pair", "missing_optimized_pair", "missing_pair")
+#: Folders where the kit keeps each side's files, heaviest first.
+_CANDIDATE_DIRS = ("optimized", "generated", "staging")
+_BASELINE_DIRS = ("origin", REFERENCE_DIR, "hip_code", "staging")
 
 
 def _number(value) -> Optional[float]:
@@ -56,160 +77,329 @@ def _number(value) -> Optional[float]:
     return value if math.isfinite(value) else None
 
 
-def speedup_of(record: dict) -> Optional[float]:
-    """The record's speedup, or pytorch_time_ms / hip_time_ms when it is not given."""
+# ----------------------------------------------------------------- one evaluation record, read
+@dataclass
+class EvalPair:
+    """What one evaluation record says, whichever file it came from."""
+
+    base: str
+    candidate: str                      # the rewrite's file, as the record names it
+    baseline: Optional[str]             # the baseline's file, where the record names one
+    gen_idx: Any
+    problem: Optional[tuple]            # the first failed stage, or None for a kept pair
+    verification: dict
+    upstream: dict
+    kit: bool = True                    # from AMD's evaluation kit (its files are found by name in the tree)
+
+
+def speedup_of(record: dict, base_key: str = "pytorch_time_ms", kernel_key: str = "hip_time_ms") -> Optional[float]:
+    """The record's speedup, or base / kernel time when it is not given."""
     speedup = _number(record.get("speedup"))
     if speedup is not None:
         return speedup
-    ref_ms, kernel_ms = _number(record.get("pytorch_time_ms")), _number(record.get("hip_time_ms"))
-    if ref_ms is not None and kernel_ms:
-        return ref_ms / kernel_ms
+    base_ms, kernel_ms = _number(record.get(base_key)), _number(record.get(kernel_key))
+    if base_ms is not None and kernel_ms:
+        return base_ms / kernel_ms
     return None
 
 
-def status_problem(record: dict) -> Optional[tuple[RejectReason, str]]:
-    """The first failed evaluation stage of a record, or None when it is a kept pair."""
-    detail = record.get("error_message") or ""
+def status_problem(record: dict, prefix: str = "", who: str = "") -> Optional[tuple[RejectReason, str]]:
+    """The first failed stage (``compile_ok``, ``run_ok``, ``match_ok`` after ``prefix``), or None."""
+    detail = record.get("error_message") or record.get(f"{prefix}preflight_error_message") or ""
     for field, reason, what in _STAGES:
-        value = record.get(field)
+        value = record.get(prefix + field)
         if not isinstance(value, bool):
-            return RejectReason.MISSING_FIELD, f"{field} is {value!r}, not true/false"
+            return RejectReason.MISSING_FIELD, f"{prefix}{field} is {value!r}, not true/false"
         if not value:
+            what = f"{who}{what}"
             return reason, f"{what}: {detail}" if detail else what
-    speedup = speedup_of(record)
+    return None
+
+
+def _faster(speedup: Optional[float], what: str, detail: str = "") -> Optional[tuple[RejectReason, str]]:
     if speedup is None:
-        return RejectReason.MISSING_FIELD, "no speedup and no pytorch_time_ms/hip_time_ms to compute it"
+        return RejectReason.MISSING_FIELD, f"no speedup and no {what} to compute it"
     if speedup <= 1.0:
         return RejectReason.NOT_FASTER, f"speedup {speedup:.3f} <= 1" + (f": {detail}" if detail else "")
     return None
 
 
-class Hip2HipSource(UnitSource):
-    """Baseline HIP -> optimised HIP pairs from the upstream evaluation's JSONL records.
+def read_pair(record: dict) -> Union[EvalPair, tuple]:
+    """An :class:`EvalPair` from a record of any of the result files, or the problem with the record."""
+    if "optimized_hip_file" in record or "origin_hip_file" in record:
+        return _comparison_pair(record)
+    for field in ("hip_file", "base_name"):
+        if not isinstance(record.get(field), str) or not record[field].strip():
+            return RejectReason.MISSING_FIELD, f"{field} is missing or not a string"
+    kit = "eval_backend" in record or "artifact_side" in record
+    if kit and str(record.get("artifact_side", "")).lower() == "origin":
+        return (RejectReason.BASELINE_ONLY,
+                f"{record['hip_file']}: the baseline's own evaluation (artifact_side origin), not a rewrite")
+    problem = status_problem(record)
+    speedup = speedup_of(record)
+    if problem is None:
+        problem = _faster(speedup, "pytorch_time_ms/hip_time_ms", record.get("error_message") or "")
+    times = {"kernel_ms": _number(record.get("hip_time_ms")), "speedup": speedup}
+    if kit:      # the kit times the reference HIP kernel under the name pytorch_time_ms
+        times.update(baseline_ms=_number(record.get("pytorch_time_ms")), speedup_over="baseline_kernel")
+    else:
+        times.update(ref_ms=_number(record.get("pytorch_time_ms")), speedup_over="pytorch")
+    verification = {"compile_ok": record.get("compile_ok"), "correct": record.get("match_ok"), **times}
+    return EvalPair(base=record["base_name"], candidate=record["hip_file"],
+                    baseline=record.get("reference_hip_file") if isinstance(record.get("reference_hip_file"), str)
+                    else None, gen_idx=record.get("gen_idx"), problem=problem,
+                    verification=verification, upstream=_scalars(record, _KNOWN_ROW_KEYS), kit=kit)
 
-    Options: ``results`` (glob of result files under the root, default ``eval_results*.jsonl``),
-    ``license``, ``allow``, ``repo``, ``commit``, ``path_prefix``, ``generator``,
-    ``hardware``/``arch``/``rocm_version``/``torch_version`` (override ``meta.json``), ``name``.
+
+def _comparison_pair(record: dict) -> Union[EvalPair, tuple]:
+    for field in ("optimized_hip_file", "base_name"):
+        if not isinstance(record.get(field), str) or not record[field].strip():
+            error = record.get("compare_error")
+            if error in _MISSING_PAIR:
+                return RejectReason.MISSING_FILE, f"{record.get('base_name')!r}: {error}"
+            return RejectReason.MISSING_FIELD, f"{field} is missing or not a string"
+    error = record.get("compare_error")
+    problem = None
+    if error in _MISSING_PAIR:
+        problem = RejectReason.MISSING_FILE, f"{error}: the comparison found no evaluation of one side"
+    problem = problem or status_problem(record, "optimized_") or status_problem(record, "origin_", "the baseline ")
+    speedup = speedup_of(record, "origin_hip_time_ms", "optimized_hip_time_ms")
+    if problem is None and error:
+        problem = RejectReason.MISSING_FIELD if "perf" in str(error) else RejectReason.OTHER, f"compare_error {error}"
+    if problem is None:
+        problem = _faster(speedup, "origin/optimized hip_time_ms")
+    verification = {"compile_ok": record.get("optimized_compile_ok"), "correct": record.get("optimized_match_ok"),
+                    "kernel_ms": _number(record.get("optimized_hip_time_ms")),
+                    "baseline_ms": _number(record.get("origin_hip_time_ms")), "speedup": speedup,
+                    "speedup_over": "baseline_kernel"}
+    baseline = record.get("origin_hip_file")
+    return EvalPair(base=record["base_name"], candidate=record["optimized_hip_file"],
+                    baseline=baseline if isinstance(baseline, str) and baseline.strip() else None,
+                    gen_idx=record.get("gen_idx"), problem=problem, verification=verification,
+                    upstream=_scalars(record, _KNOWN_PAIR_KEYS))
+
+
+_KNOWN_ROW_KEYS = frozenset({"hip_file", "base_name", "gen_idx", "compile_ok", "run_ok", "match_ok", "pytorch_time_ms",
+                             "hip_time_ms", "speedup", "reference_hip_file"})
+_KNOWN_PAIR_KEYS = frozenset({"base_name", "gen_idx", "origin_hip_file", "optimized_hip_file", "speedup",
+                              "origin_hip_time_ms", "optimized_hip_time_ms", "optimized_compile_ok",
+                              "optimized_match_ok"})
+
+
+def _scalars(record: dict, known: frozenset) -> dict:
+    """The record's other fields that are plain values (nested timing dumps are left out)."""
+    return {k: v for k, v in record.items()
+            if k not in known and (v is None or isinstance(v, (str, int, float, bool)))}
+
+
+# ----------------------------------------------------------------- the Source
+@dataclass
+class ResultUnit:
+    """One evaluation record: where it is, and the record (or its located JSONL line)."""
+
+    ref: str
+    result_file: str                    # relative to the root
+    row: Any                            # a dict, a problem, or a located JSONL line
+    tree: Any
+    meta: dict
+
+
+class Hip2HipSource(UnitSource):
+    """Baseline HIP -> optimised HIP pairs from evaluation records (kvdata's JSONL, AMD's eval kit arrays).
+
+    Options: ``results`` (a base-name pattern or a list of them, searched through the tree; default
+    ``eval_results*.jsonl``, ``baseline_hip_results.json``, ``origin_vs_optimized_results.json``),
+    ``pytorch_root`` (a folder holding ``pytorch_code_module/`` and ``pytorch_code_functional/``, when the
+    references are not in the tree), ``license``, ``allow``, ``repo``, ``commit``, ``path_prefix``,
+    ``generator``, ``hardware``/``arch``/``rocm_version``/``torch_version`` (override ``meta.json``), ``name``.
     """
 
     kind = "hip2hip"
     config = "hip2hip"
     pipeline = "hip2hip"
-    description = "HIP2HIP: baseline and optimised HIP extensions with measured speedups"
-    options_known = COMMON_OPTIONS | {"results", "rocm_version", "torch_version", "compiler"}
+    description = "HIP2HIP: baseline and optimised HIP with speedups (kvdata JSONL, AMD eval-kit JSON arrays)"
+    options_known = COMMON_OPTIONS | {"results", "pytorch_root", "rocm_version", "torch_version", "compiler"}
 
-    # ``read`` (UnitSource) is ``unit_to_item`` over ``read_units``: the result files, the
-    # license and meta.json are read once, in the main process; reading and checking the
-    # files of a pair (the costly half) can run in the build's worker processes.
     def read_units(self) -> Iterator[object]:
-        """A Reject for a file-level problem, else one ``(ref, line, license, meta)`` per
-        non-blank line of a result file."""
+        """A Reject for a file-level problem, else one :class:`ResultUnit` per record of a result file."""
         fs, root = self.tree()
-        pattern = self.option("results", DEFAULT_RESULTS)
-        result_files = glob_sorted(fs, root, pattern)
+        result_files = self._result_files(fs, root)
         if not result_files:
-            yield self.reject(self.path, RejectReason.MISSING_FILE, f"no {pattern} under {self.path}")
+            yield self.reject(self.path, RejectReason.MISSING_FILE,
+                              f"no result file ({', '.join(self._patterns())}) under {self.path}")
             return
         license_ = self.tree_license(fs, root)
         self.revision()
         meta = self._meta(fs, root)
-        for results in result_files:
-            name = relative(results, root)
-            for unit in located_lines(self, fs, results, name):
-                if isinstance(unit, Reject):
-                    yield unit
-                else:
-                    _, lineno, line = unit
-                    yield f"{name}:{lineno}", line, license_, meta
+        for path in result_files:
+            name = relative(path, root)
+            rows = iter_jsonl(fs, path, locate=True) if path.lower().endswith(".jsonl") else iter_json_array(fs, path)
+            for ref, row in rows:
+                yield ResultUnit(relative(ref, root) if ref.startswith(root) else ref, name, row, license_, meta)
+
+    def _patterns(self) -> tuple[str, ...]:
+        value = self.option("results", DEFAULT_RESULTS)
+        return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
+
+    def _result_files(self, fs, root: str) -> list[str]:
+        """The result files under ``root`` whose base name matches a pattern, less the kit's per-side files of a
+        run whose comparison file is read."""
+        import fnmatch
+
+        if not _isdir(fs, root):
+            return [root] if _isfile(fs, root) else []
+        patterns = self._patterns()
+        try:
+            found = sorted(str(p) for p in fs.find(root))
+        except (OSError, ValueError):
+            return []
+        files = [p for p in found if any(fnmatch.fnmatch(posixpath.basename(p), pat) or
+                                         fnmatch.fnmatch(relative(p, root), pat) for pat in patterns)]
+        compared = {posixpath.dirname(posixpath.dirname(p)) for p in files if posixpath.basename(p) == KIT_COMPARISON}
+        return [p for p in files if not (posixpath.basename(posixpath.dirname(p)) in KIT_SIDES
+                                         and posixpath.dirname(posixpath.dirname(p)) in compared)]
 
     def unit_to_item(self, unit) -> Item:
         if isinstance(unit, Reject):
             return unit
-        ref, line, license_, meta = unit
         fs, root = self.tree()
-        return self._pair(fs, root, ref, line, license_, meta, self.per_process("task_files", dict))
+        row = unit.row
+        if isinstance(row, (LineAt, bytes)):
+            row = json_row(self.line_files().text(row, unit.ref), unit.ref)
+        return self._pair(fs, root, unit, row, self.per_process("task_files", dict))
 
     # ------------------------------------------------------------- one evaluation record
-    def _pair(self, fs, root, ref, line, license_, meta, cache) -> Item:
-        text = self.line_files().text(line, ref)
-        if is_problem(text):
-            return self.reject(ref, *text)
-        try:
-            record = load_json(text)
-        except json.JSONDecodeError as e:
-            return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: {e.msg} at column {e.colno}")
+    def _pair(self, fs, root, unit: ResultUnit, record, cache) -> Item:
+        ref = unit.ref
+        if is_problem(record):
+            return self.reject(ref, *record)
         if not isinstance(record, dict):
             return self.reject(ref, RejectReason.BAD_JSON, f"{ref}: a {type(record).__name__}, not an object")
-        for field in ("hip_file", "base_name"):
-            if not isinstance(record.get(field), str) or not record[field].strip():
-                return self.reject(ref, RejectReason.MISSING_FIELD, f"{field} is missing or not a string")
-        problem = status_problem(record)
-        if problem:
-            return self.reject(ref, *problem)
-        base = record["base_name"]
-        if within(root, posixpath.join(root, REFERENCE_DIR, f"{base}.hip")) is None:
-            return self.reject(ref, RejectReason.MISSING_FILE, f"base_name {base!r} names a file outside the tree")
-        hip_path = self._generated_path(fs, root, record["hip_file"])
+        pair = read_pair(record)
+        if is_problem(pair):
+            return self.reject(ref, *pair)
+        if pair.problem:
+            return self.reject(ref, *pair.problem)
+        near = posixpath.join(root, unit.result_file)
+        hip_path = self._candidate_path(fs, root, pair.candidate, near)
         if is_problem(hip_path):
             return self.reject(ref, *hip_path)
         kernel = read_text(fs, hip_path)
         if is_problem(kernel):
             return self.reject(ref, *kernel)
-        fields, problem = self.row_license(kernel, license_)
+        fields, problem = self.row_license(kernel, unit.tree)
         if problem:
             return self.reject(ref, *problem)
         problem = check_hip_extension(kernel)
         if problem:
             return self.reject(ref, *problem)
-        baseline, module, functional = self._task_files(fs, root, base, cache)
+        baseline_path = self._baseline_path(fs, root, pair, near, hip_path)
+        if is_problem(baseline_path):
+            return self.reject(ref, *baseline_path)
+        baseline, module, functional = self._task_files(fs, root, pair.base, baseline_path, near, cache)
         for value, what in ((baseline, "baseline"), (module, "reference"), (functional, "functional reference")):
             if is_problem(value):
-                return self.reject(ref, value[0], f"{what} of {base}: {value[1]}")
-        gen_idx = record.get("gen_idx")
+                return self.reject(ref, value[0], f"{what} of {pair.base}: {value[1]}")
+        gen_idx = pair.gen_idx
+        provenance = make_provenance(self.path, self.options, relative(hip_path, root), self.pipeline,
+                                     self.revision())
+        upstream = dict(pair.upstream, result=ref) if pair.upstream else None
+        provenance.upstream = json.dumps(upstream, sort_keys=True, default=str) if upstream else None
         return KernelRecord(
-            subset=self.config, source=self.name, language="hip", task_name=base,
+            subset=self.config, source=self.name, language="hip", task_name=pair.base,
             pytorch_code=module, pytorch_functional_code=functional, kernel_code=kernel,
-            baseline_kernel_code=baseline, **fields,
-            provenance=make_provenance(self.path, self.options, relative(hip_path, root), self.pipeline,
-                                       self.revision()),
+            baseline_kernel_code=baseline, **fields, provenance=provenance,
             variant=f"gen_{gen_idx}" if isinstance(gen_idx, int) and not isinstance(gen_idx, bool) else None,
-            verification=self._verification(record, meta),
+            verification=self._verification(pair, unit.meta),
         )
 
-    def _generated_path(self, fs, root, hip_file: str):
-        """Where ``hip_file`` lies: relative to the root, relative to generated/, or (for an absolute
-        path from the evaluation machine) its part from ``generated/`` on. The first candidate is
-        returned when none exists, so the reject names the path as recorded. Only paths inside the
-        tree are candidates (``generated/../../x`` is not read): a MISSING_FILE problem when none is."""
+    def _index(self, fs, root) -> FileIndex:
+        return self.per_process("hip_index", lambda: FileIndex.of_tree(fs, root, (".hip",)))
+
+    def _candidate_path(self, fs, root, hip_file: str, near: str):
+        """Where the rewrite lies: relative to the root or to generated/, the part of an absolute path from
+        ``generated/`` on; for a bare name (the kit's), a file of that name in the tree (optimized/ or
+        generated/ first). Only paths inside the tree are candidates (``generated/../../x`` is not read)."""
         relative_file = hip_file.lstrip("/")
         candidates = [posixpath.join(root, relative_file), posixpath.join(root, GENERATED_DIR, relative_file)]
         marker = f"{GENERATED_DIR}/"
         if marker in hip_file:
             candidates.append(posixpath.join(root, hip_file[hip_file.rindex(marker):]))
-        candidates = [p for p in (within(root, c) for c in candidates) if p is not None]
-        if not candidates:
+        inside = [p for p in (within(root, c) for c in candidates) if p is not None]
+        if not inside and ".." in hip_file.split("/"):
             return RejectReason.MISSING_FILE, f"hip_file {hip_file!r} names a file outside the tree"
-        for path in candidates:
-            try:
-                if fs.exists(path):
-                    return path
-            except OSError:
-                continue
-        return candidates[0]
+        for path in inside:
+            if _isfile(fs, path):
+                return path
+        if "/" not in relative_file or hip_file.startswith("/"):
+            # a bare name (the kit's), or an absolute path of the evaluation machine: the tree's file of that name
+            # (for a path, only one in a folder of the same name)
+            found = self._index(fs, root).find(hip_file, near, prefer=_CANDIDATE_DIRS, avoid=("origin",))
+            parent = posixpath.basename(posixpath.dirname(hip_file))
+            if found is not None and (not parent or posixpath.basename(posixpath.dirname(found)) == parent):
+                return found
+        return inside[0] if inside else (RejectReason.MISSING_FILE, f"hip_file {hip_file!r} is not in the tree")
 
-    def _task_files(self, fs, root, base: str, cache: dict):
+    def _baseline_path(self, fs, root, pair: EvalPair, near: str, candidate: str):
+        """Where the baseline lies: ``reference/<base>.hip`` (always, for kvdata's JSONL), else the file the kit's
+        record names (or ``<base>.hip``) found by name in the tree (origin/, reference/, hip_code/ first), never
+        the rewrite itself."""
+        base = pair.base
+        if within(root, posixpath.join(root, REFERENCE_DIR, f"{base}.hip")) is None:
+            return RejectReason.MISSING_FILE, f"base_name {base!r} names a file outside the tree"
+        conventional = posixpath.join(root, REFERENCE_DIR, f"{base}.hip")
+        if not pair.kit or pair.baseline is None and _isfile(fs, conventional):
+            return conventional
+        name = pair.baseline or f"{base}.hip"
+        found = self._index(fs, root).find(name, near, prefer=_BASELINE_DIRS, avoid=("optimized", GENERATED_DIR),
+                                           exclude=candidate)
+        return found or conventional
+
+    def _task_files(self, fs, root: str, base: str, baseline_path: str, near: str, cache: dict):
         """(baseline HIP, module reference, functional reference or None), each a value or a problem."""
-        if base in cache:
-            return cache[base]
-        baseline = read_text(fs, posixpath.join(root, REFERENCE_DIR, f"{base}.hip"))
+        key = (base, baseline_path)
+        if key in cache:
+            return cache[key]
+        baseline = read_text(fs, baseline_path)
         if not is_problem(baseline):
             baseline = check_hip_extension(baseline, "baseline_kernel_code") or baseline
-        module = read_text(fs, posixpath.join(root, MODULE_DIR, f"{base}.py"))
-        if not is_problem(module):
-            module = check_reference(module) or module
-        functional = read_functional(fs, posixpath.join(root, FUNCTIONAL_DIR, f"{base}.py"))
-        cache[base] = (baseline, module, functional)
-        return cache[base]
+        module, functional = self._references(fs, root, base, near)
+        cache[key] = (baseline, module, functional)
+        return cache[key]
+
+    def _references(self, fs, root: str, base: str, near: str):
+        """The PyTorch module and functional references of ``base``: ``<base>.py`` (kvdata), the kit's
+        ``hip_`` -> ``py_`` name, or the release's ``py_<id>.py`` / ``py_<id>_func.py``; in the tree's own
+        ``pytorch_code_module/``, in any such folder of the tree (nearest first), or under ``pytorch_root``."""
+        kit_name = base.replace("hip_", "py_")
+        module_names = dict.fromkeys((f"{base}.py", f"{kit_name}.py", f"py_{base}.py"))
+        functional_names = dict.fromkeys((*module_names, f"py_{base}_func.py", f"{kit_name}_func.py"))
+        ref_fs, ref_root = (open_fs(str(self.option("pytorch_root"))) if self.option("pytorch_root") else (fs, root))
+        ref_root = str(ref_root).rstrip("/")
+        index = self.per_process("py_index", lambda: FileIndex.of_tree(ref_fs, ref_root, (".py",)))
+
+        def locate(folder: str, names) -> Optional[str]:
+            for name in names:
+                direct = posixpath.join(ref_root, folder, name)
+                if _isfile(ref_fs, direct):
+                    return direct
+            for name in names:
+                found = index.find(name, near, prefer=(folder,))
+                if found is not None and posixpath.basename(posixpath.dirname(found)) == folder:
+                    return found
+            return None
+
+        module_path = locate(MODULE_DIR, module_names)
+        if module_path is None:
+            module = (RejectReason.MISSING_FILE,
+                      f"no {MODULE_DIR}/ file among {', '.join(module_names)}")
+        else:
+            module = read_text(ref_fs, module_path)
+            if not is_problem(module):
+                module = check_reference(module) or module
+        functional_path = locate(FUNCTIONAL_DIR, functional_names)
+        functional = read_functional(ref_fs, functional_path) if functional_path else None
+        return module, functional
 
     def _meta(self, fs, root) -> dict:
         """Hardware facts of the evaluation: meta.json (if any) overridden by options."""
@@ -227,12 +417,23 @@ class Hip2HipSource(UnitSource):
         meta.update({k: str(self.options[k]) for k in _META_KEYS if self.options.get(k)})
         return meta
 
-    def _verification(self, record: dict, meta: dict) -> Verification:
+    def _verification(self, pair: EvalPair, meta: dict) -> Verification:
         return Verification(
             hardware=meta.get("hardware"), arch=meta.get("arch"),
             rocm_version=meta.get("rocm_version"), torch_version=meta.get("torch_version"),
-            compiler=meta.get("compiler"),
-            compile_ok=record.get("compile_ok"), correct=record.get("match_ok"),
-            ref_ms=_number(record.get("pytorch_time_ms")), kernel_ms=_number(record.get("hip_time_ms")),
-            speedup=speedup_of(record),
+            compiler=meta.get("compiler"), **pair.verification,
         )
+
+
+def _isfile(fs, path: str) -> bool:
+    try:
+        return fs.isfile(path)
+    except OSError:
+        return False
+
+
+def _isdir(fs, path: str) -> bool:
+    try:
+        return fs.isdir(path)
+    except OSError:
+        return False

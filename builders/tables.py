@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Union
 
@@ -267,5 +268,164 @@ def iter_table(fs, path: str, columns: Optional[Iterable[str]] = None,
             yield from iter_parquet(fs, file, columns, batch_size)
         elif lower.endswith(".jsonl"):
             yield from iter_jsonl(fs, file, locate)
+        else:
+            yield from iter_json_array(fs, file)
+
+
+# ----------------------------------------------------------------- a JSON array, element by element
+#: A JSON string (unrolled: no backtracking) or one of the characters that change nesting or end an element.
+_ARRAY_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
+_SPACE = b" \t\r\n"
+
+
+def array_elements(data) -> Optional[list[tuple[int, int]]]:
+    """``(offset, length)`` of each top-level element of a JSON array held in ``data`` (bytes or an mmap), or
+    None when ``data`` is not one well-nested array (the caller then parses it whole and reports the error).
+
+    Only strings and brackets are looked at (a regex finds them, so a 700 MB release file is split at C speed);
+    each element is decoded later, on its own, by :func:`json_row`."""
+    start = 0
+    while start < len(data) and data[start:start + 1] in (b" ", b"\t", b"\r", b"\n"):
+        start += 1
+    if data[start:start + 3] == _BOM_BYTES:
+        start += 3
+    if data[start:start + 1] != b"[":
+        return None
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    element = None
+    end = None
+    for m in _ARRAY_TOKEN.finditer(data, start):
+        token = m.group()
+        if token[:1] == b'"':
+            if depth == 1 and element is None:
+                element = m.start()
+            continue
+        if token in (b"[", b"{"):
+            if depth == 1 and element is None:
+                element = m.start()
+            depth += 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                end = m.end()
+                break
+            if depth < 0:
+                return None
+        if token == b"," and depth == 1:
+            if element is None:
+                element = _first_byte(data, spans[-1][0] + spans[-1][1] if spans else start + 1, m.start())
+                if element is None:
+                    return None
+            spans.append((element, _trimmed_end(data, element, m.start()) - element))
+            element = None
+    if end is None:
+        return None
+    last_end = end - 1
+    if element is None:
+        element = _first_byte(data, (spans[-1][0] + spans[-1][1] + 1) if spans else start + 1, last_end)
+    if element is not None:
+        spans.append((element, _trimmed_end(data, element, last_end) - element))
+    elif spans:
+        return None                      # a trailing comma: not JSON
+    if data[end:].strip(_SPACE) if isinstance(data, bytes) else bytes(data[end:]).strip(_SPACE):
+        return None                      # something after the array
+    return spans
+
+
+def _first_byte(data, lo: int, hi: int) -> Optional[int]:
+    """The first byte in ``data[lo:hi]`` that is not white space (a number, true, false, null), or None."""
+    for i in range(lo, hi):
+        if data[i:i + 1] not in (b" ", b"\t", b"\r", b"\n", b","):
+            return i
+    return None
+
+
+def _trimmed_end(data, lo: int, hi: int) -> int:
+    while hi > lo and data[hi - 1:hi] in (b" ", b"\t", b"\r", b"\n"):
+        hi -= 1
+    return hi
+
+
+def iter_json_array_located(fs, path: str) -> Iterator[tuple[str, Union[Row, Line]]]:
+    """``(path[i], located element)`` for each element of a JSON array file, for :func:`json_row` to decode
+    later (in the build's workers); a file that does not split as one array is read whole by
+    :func:`iter_json_array`, which names its problem. A single object is a table of one."""
+    import mmap
+
+    local = is_local(fs)
+    try:
+        if local:
+            with open(path, "rb") as f:
+                if os.fstat(f.fileno()).st_size == 0:
+                    spans, data = None, b""
+                else:
+                    with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                        spans = array_elements(data)
+        else:
+            with fs.open(path, "rb") as f:
+                data = f.read()
+            spans = array_elements(data)
+    except OSError as e:
+        yield path, (RejectReason.UNREADABLE, f"{path}: {e}")
+        return
+    if spans is None:
+        yield from iter_json_array(fs, path)
+        return
+    for i, (offset, length) in enumerate(spans):
+        yield f"{path}[{i}]", (LineAt(str(path), offset, length) if local else bytes(data[offset:offset + length]))
+
+
+def table_format(fs, path: str) -> Union[str, Problem]:
+    """What a table file holds, from its bytes rather than its name: ``parquet`` (its magic), ``json`` (one JSON
+    document: an array, or an object) or ``jsonl`` (one JSON value a line), or the problem reading it."""
+    try:
+        with fs.open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        return RejectReason.UNREADABLE, f"{path}: {e}"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith(_BOM_BYTES):
+        head = head[len(_BOM_BYTES):]
+    stripped = head.lstrip()
+    if stripped.startswith(b"["):
+        return "json" if _is_json_array(fs, path) else "jsonl"
+    if stripped.startswith(b"{"):
+        return "jsonl" if _first_line_is_whole_value(fs, path) else "json"
+    return "json"
+
+
+def _first_line_is_whole_value(fs, path: str) -> bool:
+    """Whether the first line of a file that starts with ``{`` is a whole JSON value (JSON Lines, or a file of one
+    object on one line: both read the same)."""
+    try:
+        with fs.open(path, "rb") as f:
+            first = f.readline()
+        load_json(first.decode("utf-8"))
+        return True
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+
+
+def iter_any_table(fs, path: str, columns: Optional[Iterable[str]] = None, batch_size: int = DEFAULT_BATCH_SIZE,
+                   locate: bool = False) -> Iterator[tuple[str, Union[Row, Line]]]:
+    """Like :func:`iter_table`, but each file's format is told from its content (:func:`table_format`), and with
+    ``locate`` JSON array elements are located as JSONL lines are: a release's ``.json`` may be JSON Lines, and its
+    JSON arrays can be hundreds of megabytes."""
+    files = list_input_files(fs, path)
+    if is_problem(files):
+        yield path, files
+        return
+    for file in files:
+        kind = table_format(fs, file)
+        if is_problem(kind):
+            yield file, kind
+        elif kind == "parquet":
+            yield from iter_parquet(fs, file, columns, batch_size)
+        elif kind == "jsonl":
+            yield from iter_jsonl(fs, file, locate)
+        elif locate:
+            yield from iter_json_array_located(fs, file)
         else:
             yield from iter_json_array(fs, file)

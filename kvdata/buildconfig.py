@@ -91,6 +91,7 @@ class BuildConfig:
                 raise BuildConfigError(f"source {spec.kind}: path {path} does not exist")
         for spec in self.sources:
             check_options(spec)
+        self.sources = expand_sources(self.sources)
         if not 0.0 < self.near_dup_threshold <= 1.0:
             raise BuildConfigError(f"near-dup threshold must be in (0, 1], got {self.near_dup_threshold}")
         if self.rows_per_shard < 1 or self.batch_size < 1:
@@ -114,6 +115,24 @@ def check_options(spec: SourceSpec) -> None:
         cls(spec.path, **dict(spec.options))
     except (TypeError, ValueError) as e:
         raise BuildConfigError(f"source {spec.kind}={spec.path}: {e}") from None
+
+
+def expand_sources(specs: list[SourceSpec]) -> list[SourceSpec]:
+    """Each spec whose kind reads through others (``release``: one Source per subset it finds) replaced by
+    those; the others as they are."""
+    from kvdata.builders import source_class
+
+    out: list[SourceSpec] = []
+    for spec in specs:
+        expand = getattr(source_class(spec.kind), "expand", None)
+        if expand is None:
+            out.append(spec)
+            continue
+        try:
+            out.extend(expand(spec))
+        except ValueError as e:
+            raise BuildConfigError(str(e)) from None
+    return out
 
 
 # ----------------------------------------------------------------- parsing pieces

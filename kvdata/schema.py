@@ -51,6 +51,7 @@ class RejectReason(str, Enum):
     RUN_FAILED = "run_failed"                # upstream evaluation: did not run
     MISMATCH = "mismatch"                    # upstream evaluation: wrong output
     NOT_FASTER = "not_faster"                # upstream evaluation: speedup <= 1
+    BASELINE_ONLY = "baseline_only"          # upstream evaluation of the baseline itself, not of a rewrite
     MALFORMED = "malformed"                  # structure broken: unclosed comment / group, duplicated entry
     NO_DECLARATION = "no_declaration"        # a documented API group that declares no function
     UNGROUNDED = "ungrounded"                # QA answer not found in the text it was mined from
@@ -74,6 +75,7 @@ class Provenance:
     line_start: Optional[int] = None    # 1-based, inclusive (QA)
     line_end: Optional[int] = None      # 1-based, inclusive (QA)
     dirty: Optional[bool] = None        # the git checkout had uncommitted changes when read (null: not a checkout)
+    upstream: Optional[str] = None      # JSON: what the upstream record said that no column holds (info.json keys...)
 
 
 @dataclass
@@ -90,10 +92,12 @@ class Verification:
     correct: Optional[bool] = None
     atol: Optional[float] = None
     rtol: Optional[float] = None
-    ref_ms: Optional[float] = None
+    ref_ms: Optional[float] = None      # the PyTorch reference's time (never another kernel's)
     kernel_ms: Optional[float] = None
-    speedup: Optional[float] = None
+    speedup: Optional[float] = None     # over what: ``speedup_over``
     verified_at: Optional[str] = None   # ISO timestamp
+    baseline_ms: Optional[float] = None  # hip2hip: the baseline HIP kernel's time (AMD's eval kit calls it pytorch_time_ms)
+    speedup_over: Optional[str] = None  # "pytorch" (ref_ms / kernel_ms) or "baseline_kernel" (baseline_ms / kernel_ms)
 
 
 @dataclass
@@ -197,6 +201,7 @@ PROVENANCE_TYPE = pa.struct([
     ("repo", pa.string()), ("path", pa.string()), ("commit", pa.string()),
     ("pipeline", pa.string()), ("generator", pa.string()), ("retrieved", pa.string()),
     ("line_start", pa.int64()), ("line_end", pa.int64()), ("dirty", pa.bool_()),
+    ("upstream", pa.string()),
 ])
 
 VERIFICATION_TYPE = pa.struct([
@@ -205,7 +210,7 @@ VERIFICATION_TYPE = pa.struct([
     ("compile_ok", pa.bool_()), ("correct", pa.bool_()),
     ("atol", pa.float64()), ("rtol", pa.float64()),
     ("ref_ms", pa.float64()), ("kernel_ms", pa.float64()), ("speedup", pa.float64()),
-    ("verified_at", pa.string()),
+    ("verified_at", pa.string()), ("baseline_ms", pa.float64()), ("speedup_over", pa.string()),
 ])
 
 KERNEL_SCHEMA = pa.schema([

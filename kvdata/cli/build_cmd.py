@@ -114,33 +114,76 @@ def info_command(out_dir, as_json):
 
 
 @main.command("sources")
-def sources_command():
-    """List the source kinds `kvdata build --source KIND=PATH` accepts.
+@click.option("--inspect", "inspect_path", metavar="PATH",
+              help="Walk PATH (a folder, a downloaded release, or a .tar/.tar.gz) and say, per folder, which kind "
+                   "reads it, how many records it finds, the files and keys seen and what is missing.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the kinds, or the --inspect reports).")
+def sources_command(inspect_path, as_json):
+    """List the source kinds `kvdata build --source KIND=PATH` accepts, or inspect a tree before a build.
 
     \b
-    Example:
+    Examples:
       kvdata sources
+      kvdata sources --inspect AIG-Datasets/             # a downloaded release: what would each kind read?
+      kvdata sources --inspect hip_opt_release.tar.gz --json
     """
     from kvdata.builders import SOURCES, source_class
 
+    if inspect_path:
+        _inspect(inspect_path, as_json)
+        return
+    kinds = []
     for kind in SOURCES:
         try:
             cls = source_class(kind)
             config, description = cls.config, (cls.description or (cls.__doc__ or "").strip().splitlines()[0])
         except Exception as e:  # a builder that does not import still gets listed
             config, description = "?", f"(unavailable: {e})"
-        click.echo(f"{kind:<20} -> {config:<14} {description}")
+        kinds.append({"kind": kind, "config": config, "description": description})
+    if as_json:
+        click.echo(json.dumps(kinds, indent=2))
+        return
+    for k in kinds:
+        click.echo(f"{k['kind']:<20} -> {k['config']:<14} {k['description']}")
+
+
+def _inspect(path: str, as_json: bool) -> None:
+    import os
+
+    from kvdata.builders.inspect import inspect_tree
+
+    if "://" not in path and not os.path.exists(path):
+        _fail(f"{path} does not exist")
+    reports = inspect_tree(path)
+    if as_json:
+        click.echo(json.dumps([r.to_dict() for r in reports], indent=2))
+        return
+    if not reports:
+        click.echo(f"no folder under {path} looks like a layout kvdata reads; `kvdata sources` lists the kinds")
+        return
+    for r in reports:
+        click.echo(f"{r.path}\n  kind: {r.kind or '-'}   records: {r.records}   --source {r.kind}={r.source}")
+        if r.patterns:
+            click.echo("  files: " + ", ".join(f"{p} ({n})" for p, n in r.patterns.items()))
+        if r.keys:
+            click.echo("  keys: " + ", ".join(r.keys))
+        for line in r.missing:
+            click.echo(f"  missing: {line}")
+        if r.note:
+            click.echo(f"  note: {r.note}")
 
 
 def _accounting_table(accounting: dict) -> str:
-    """The per-source accounting as fixed-width text."""
-    header = f"{'source':<24} {'config':<14} {'input':>7} {'kept':>7} {'rejected':>8} {'dups':>6}  ok  rejected by reason"
+    """The per-source accounting as fixed-width text (the source column as wide as its longest name)."""
+    width = max([24] + [len(name) for name in accounting["sources"]])
+    header = (f"{'source':<{width}} {'config':<14} {'input':>7} {'kept':>7} {'rejected':>8} {'dups':>6}  ok  "
+              f"rejected by reason")
     lines = [header, "-" * len(header)]
     for name, s in accounting["sources"].items():
         reasons = ", ".join(f"{r}={n}" for r, n in s["rejected"].items())
-        lines.append(f"{name:<24} {s['config']:<14} {s['input']:>7} {s['kept']:>7} {s['rejected_total']:>8} "
+        lines.append(f"{name:<{width}} {s['config']:<14} {s['input']:>7} {s['kept']:>7} {s['rejected_total']:>8} "
                      f"{s['duplicates_total']:>6}  {'yes' if s['reconciles'] else 'NO':<3} {reasons}")
     t = accounting["totals"]
-    lines.append(f"{'total':<24} {'':<14} {t['input']:>7} {t['kept']:>7} {t['rejected']:>8} {t['duplicates']:>6}  "
+    lines.append(f"{'total':<{width}} {'':<14} {t['input']:>7} {t['kept']:>7} {t['rejected']:>8} {t['duplicates']:>6}  "
                  f"{'yes' if accounting['reconciles'] else 'NO'}")
     return "\n".join(lines)

@@ -8,12 +8,12 @@
 from kvdata.licenses.expressions import (DEFAULT_ALLOW, AllowDecision, LicenseExpressionError, allow_set, canonical,
                                          check_allowed, evaluate_allow, is_unknown, try_canonical)
 from kvdata.licenses.resolve import (LICENSE_FILE_NAMES, LicenseFinding, TreeLicense, declared_expression,
-                                     file_license, row_license, tree_license)
+                                     file_license, license_root, row_license, tree_license)
 
 __all__ = [
     "DEFAULT_ALLOW", "AllowDecision", "LicenseExpressionError", "allow_set", "canonical", "check_allowed",
     "evaluate_allow", "is_unknown", "try_canonical", "LICENSE_FILE_NAMES", "LicenseFinding", "TreeLicense",
-    "declared_expression", "file_license", "row_license", "tree_license", "normalize_spdx",
+    "declared_expression", "file_license", "license_root", "row_license", "tree_license", "normalize_spdx",
 ]
 
 #: The older name of :func:`declared_expression`.

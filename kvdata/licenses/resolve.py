@@ -209,6 +209,20 @@ def _license_files(fs, root: str) -> tuple[Optional[str], list[str]]:
     return None, duals
 
 
+def license_root(fs, root: str, top: str) -> str:
+    """The folder whose license file covers ``root``: ``root`` itself, else the nearest parent up to ``top``
+    (a release ships one LICENSE at its root, above the subset folder a Source reads), else ``root``."""
+    folder = root.rstrip("/")
+    top = top.rstrip("/")
+    while True:
+        primary, duals = _license_files(fs, folder)
+        if primary or duals:
+            return folder
+        if folder == top or not folder.startswith(top + "/"):
+            return root
+        folder = posixpath.dirname(folder)
+
+
 def tree_license(fs, root: str, declared=None) -> TreeLicense:
     """The tree's license (:class:`TreeLicense`); ``declared`` (the Source's ``license`` option)
     is kept beside it and wins over the license file for rows without a header of their own."""
