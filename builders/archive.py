@@ -81,12 +81,18 @@ def member_groups(fs, path: str) -> Iterator[MemberGroup]:
                 if info.size <= MAX_MEMBER_BYTES:
                     extracted = stream.extractfile(info)
                     data = extracted.read() if extracted is not None else b""
+                    if len(data) != info.size:          # the stream ended inside this member
+                        raise tarfile.ReadError(f"{name}: {len(data)} of {info.size} bytes")
                 folder = posixpath.dirname(name)
                 if group is None or group.folder != folder:
                     if group is not None:
                         yield group
                     group = MemberGroup(folder)
                 group.members.append(Member(name, data, info.size))
+            # tarfile ends a stream quietly at a header cut short; a whole archive ends with a zero block
+            read = getattr(getattr(stream, "fileobj", None), "pos", None)
+            if isinstance(read, int) and read < stream.offset + tarfile.BLOCKSIZE:
+                raise tarfile.ReadError("the archive ends inside a member header")
         except (tarfile.TarError, OSError, EOFError, ValueError) as e:
             if group is not None:
                 yield group

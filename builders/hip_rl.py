@@ -37,9 +37,10 @@ from kvdata.schema import KernelRecord, Reject, RejectReason
 #: The markers at which AMD's converter re-anchors a recorded path under the reference root.
 REFERENCE_PATH_MARKERS = ("hip_opt", "pytorch_code_module", "pytorch_code_functional")
 RL_DATA_GLOB = "rl_data"           # files whose name starts with it, .json
-#: How far above the JSON file the reference tree is looked for (the lab keeps dataset/hip_kernel_rldataset/
-#: beside dataset/AIG-Datasets/).
-_SEARCH_UP = 2
+#: How far above the named folder the reference tree is looked for (the lab keeps dataset/hip_kernel_rldataset/
+#: beside dataset/AIG-Datasets/); only a tree in a folder named as the release names it is taken there.
+_SEARCH_UP = 1
+GPUMODE_FOLDER = "pytorch_hip_kernel_gpumode"
 
 
 @dataclass
@@ -85,8 +86,8 @@ def kernel_name(name: Any) -> Optional[str]:
 class HipRlDataSource(UnitSource):
     """AMD's ``rl_data*.json`` lists, their paths remapped under the v0.1 gpumode tree.
 
-    Options: ``reference_root`` (the gpumode tree, or a release folder above it; default: found at or above
-    the JSON's folder), ``license`` (else the LICENSE of the reference tree or the release above it),
+    Options: ``reference_root`` (the gpumode tree, or a release folder above it; default: a
+    ``pytorch_hip_kernel_gpumode`` tree in the named folder or its parent), ``license`` (else the LICENSE of the reference tree or the release above it),
     ``allow``, ``repo``, ``commit``, ``path_prefix``, ``generator``, ``hardware``, ``arch``, ``name``.
     """
 
@@ -129,9 +130,13 @@ class HipRlDataSource(UnitSource):
         if stated and "://" in str(stated):
             ref_fs, stated_root = open_fs(str(stated))
             starts = [stated_root]
+        def marker(folder: str) -> bool:
+            named_like_release = stated or posixpath.basename(folder.rstrip("/")) == GPUMODE_FOLDER
+            return bool(named_like_release) and is_gpumode_root(ref_fs, folder)
+
         for start in dict.fromkeys(starts):
             try:
-                found = find_subtree(ref_fs, start, lambda f: is_gpumode_root(ref_fs, f), RELEASE_PATH)
+                found = find_subtree(ref_fs, start, marker, RELEASE_PATH)
             except AmbiguousTree as e:
                 return None, str(e)
             if found is not None:

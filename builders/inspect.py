@@ -57,9 +57,7 @@ def inspect_tree(path: str, count: bool = True) -> list[FolderReport]:
     root = root.rstrip("/")
     reports: list[FolderReport] = []
     for folder, depth in _walk(fs, root):
-        report = _detect(fs, root, folder, url, count)
-        if report is not None:
-            reports.append(report)
+        reports.extend(_detect(fs, root, folder, url, count))
     return _merge_hip2hip(fs, root, url, reports, count)
 
 
@@ -87,6 +85,20 @@ def _subfolders(fs, folder: str) -> list[str]:
                   if e.get("type") == "directory" and posixpath.basename(str(e["name"]).rstrip("/")) not in _SKIP)
 
 
+def _is_dir(fs, path: str) -> bool:
+    try:
+        return fs.isdir(path)
+    except OSError:
+        return False
+
+
+def _isfile(fs, path: str) -> bool:
+    try:
+        return fs.isfile(path)
+    except OSError:
+        return False
+
+
 def _files(fs, folder: str) -> list[str]:
     try:
         entries = fs.ls(folder, detail=True)
@@ -96,36 +108,87 @@ def _files(fs, folder: str) -> list[str]:
 
 
 def _claimed(fs, folder: str) -> bool:
+    """Whether a kind reads ``folder`` as a whole (the walk does not go below it)."""
+    from kvdata.builders.hip2hip import DEFAULT_RESULTS
     from kvdata.builders.hip_gpumode import is_gpumode_root
     from kvdata.builders.release_v02 import V02_KINDS
 
-    return is_gpumode_root(fs, folder) or posixpath.basename(folder) in V02_KINDS
+    if is_gpumode_root(fs, folder) or posixpath.basename(folder) in V02_KINDS:
+        return True
+    if _is_dir(fs, posixpath.join(folder, "library", "include")):
+        return True
+    names = [posixpath.basename(f) for f in _files(fs, folder)]
+    return any(fnmatch.fnmatch(n, pat) for n in names for pat in DEFAULT_RESULTS)
 
 
 # ----------------------------------------------------------------- detectors
-def _detect(fs, root: str, folder: str, url: str, count: bool) -> Optional[FolderReport]:
+#: A table's kind from the keys of its first record: (keys it must have, kind), first match wins.
+TABLE_SIGNATURES: tuple[tuple[frozenset, str], ...] = (
+    (frozenset({"repo", "file", "output"}), "triton_github"),
+    (frozenset({"python_code", "triton_code", "entry_point"}), "triton_kernelbook"),
+    (frozenset({"task_name", "pytorch_code", "hip_code"}), "hip_cudaagent"),
+    (frozenset({"pytorch_code", "kernel_code"}), "triton_table"),
+)
+
+
+def _detect(fs, root: str, folder: str, url: str, count: bool) -> list[FolderReport]:
     from kvdata.builders.hip2hip import DEFAULT_RESULTS
     from kvdata.builders.hip_gpumode import is_gpumode_root
     from kvdata.builders.release_v02 import V02_KINDS
 
     rel = _rel(folder, root)
     source = _source_path(url, root, folder)
-    if is_gpumode_root(fs, folder):
-        return _report(fs, folder, rel, "hip_gpumode", source, count, _gpumode_missing)
-    if posixpath.basename(folder) in V02_KINDS:
-        return _report(fs, folder, rel, V02_KINDS[posixpath.basename(folder)], source, count, _rejected_at_listing)
-    names = [posixpath.basename(f) for f in _files(fs, folder)]
+    files = _files(fs, folder)
+    names = [posixpath.basename(f) for f in files]
     if any(fnmatch.fnmatch(n, pat) for n in names for pat in DEFAULT_RESULTS):
-        return _report(fs, folder, rel, "hip2hip", source, count, _rejected_at_listing)
+        return [_report(fs, folder, rel, "hip2hip", source, count, _rejected_at_listing)]
+    if is_gpumode_root(fs, folder):
+        return [_report(fs, folder, rel, "hip_gpumode", source, count, _gpumode_missing)]
+    if posixpath.basename(folder) in V02_KINDS:
+        return [_report(fs, folder, rel, V02_KINDS[posixpath.basename(folder)], source, count, _rejected_at_listing)]
     if any(n.startswith("rl_data") and n.endswith(".json") for n in names):
-        return _report(fs, folder, rel, "hip_rl_data", source, count, _rejected_at_listing)
+        return [_report(fs, folder, rel, "hip_rl_data", source, count, _rejected_at_listing)]
     if any(n.endswith("_verl.parquet") for n in names):
-        return _report(fs, folder, rel, "hip_verl", source, count, _rejected_at_listing)
-    return None
+        return [_report(fs, folder, rel, "hip_verl", source, count, _rejected_at_listing)]
+    if _is_dir(fs, posixpath.join(folder, "library", "include")):
+        report = _report(fs, folder, rel, "qa_rocm", source, False, _rejected_at_listing)
+        report.note = "a rocBLAS/rocSOLVER tree: its QA entries are mined at build time (not counted here)"
+        return [report]
+    if any(_isfile(fs, posixpath.join(d, "reference.py")) for d in _subfolders(fs, folder)):
+        return [_report(fs, folder, rel, "triton_kernelbench", source, count, _rejected_at_listing)]
+    return [r for r in (_table_report(fs, root, f, url, count) for f in files) if r is not None]
+
+
+def _table_report(fs, root: str, path: str, url: str, count: bool) -> Optional[FolderReport]:
+    """A table file no folder kind claims: its kind guessed from its first record's keys."""
+    from kvdata.builders.tables import TABLE_SUFFIXES, iter_any_table
+
+    if not path.lower().endswith(TABLE_SUFFIXES):
+        return None
+    keys: list[str] = []
+    for _, row in iter_any_table(fs, path):
+        if isinstance(row, dict):
+            keys = sorted(map(str, row))
+        break
+    if not keys:
+        return None
+    kind = next((k for need, k in TABLE_SIGNATURES if need <= set(keys)), None)
+    if kind is None and not any(w in k.lower() for k in keys for w in ("code", "kernel", "triton", "hip")):
+        return None                   # a table of something else (expected verdicts, a task list)
+    if kind == "hip_cudaagent":       # reads the *.jsonl of a folder
+        path = posixpath.dirname(path)
+    rel, source = _rel(path, root), _source_path(url, root, path)
+    if kind is None:
+        note = ("v0.2-style columns: name its folder, or use a v02_* kind" if "answer_code" in keys else
+                "no kind matches these keys: triton_table with --option triton_table.columns='{...}' maps any")
+        return FolderReport(rel, None, source, 0, {posixpath.basename(path): 1}, keys[:40], note=note)
+    report = _report(fs, path, rel, kind, source, count, _rejected_at_listing)
+    report.keys = report.keys or keys[:40]
+    return report
 
 
 def _report(fs, folder: str, rel: str, kind: str, source: str, count: bool,
-            missing: Callable[[list], list[str]]) -> FolderReport:
+            missing: Callable[..., list[str]]) -> FolderReport:
     from kvdata.builders import source_class
 
     report = FolderReport(rel, kind, source, 0, _patterns(fs, folder))
@@ -138,7 +201,7 @@ def _report(fs, folder: str, rel: str, kind: str, source: str, count: bool,
         return report
     report.records = sum(1 for u in units if not _is_table_refusal(u))
     report.keys = _keys(units)
-    report.missing.extend(missing(units))
+    report.missing.extend(missing(units, fs, folder))
     return report
 
 
@@ -146,7 +209,7 @@ def _is_table_refusal(unit) -> bool:
     return isinstance(unit, Reject) and "give --option" in (unit.message or "") and "no column for" in unit.message
 
 
-def _rejected_at_listing(units: list) -> list[str]:
+def _rejected_at_listing(units: list, fs=None, folder: str = "") -> list[str]:
     """The rejects a listing already makes (a table refused, a tree problem), by message; at most ten."""
     rejects = [u for u in units if isinstance(u, Reject)]
     lines = [f"{u.ref}: {u.message}" if u.ref not in (u.message or "") else u.message for u in rejects[:10]]
@@ -160,7 +223,7 @@ def _rejected_at_listing(units: list) -> list[str]:
     return lines
 
 
-def _gpumode_missing(units: list) -> list[str]:
+def _gpumode_missing(units: list, fs=None, folder: str = "") -> list[str]:
     rejects = Counter(u.reason.value if hasattr(u.reason, "value") else str(u.reason)
                       for u in units if isinstance(u, Reject))
     orphans = sum(1 for u in units if getattr(u, "task", "x") is None)
@@ -172,7 +235,21 @@ def _gpumode_missing(units: list) -> list[str]:
     for reason, n in rejects.items():
         if reason != "no_kernel":
             out.append(f"{n} record(s) rejected at listing: {reason}")
+    if fs is not None:
+        unread = Counter(posixpath.splitext(str(p))[1] or posixpath.basename(str(p))
+                         for d in ("hip_opt", "hip_code") for p in _find(fs, posixpath.join(folder, d))
+                         if not str(p).endswith((".hip", "/info.json")))
+        if unread:
+            out.append("files under hip_opt/ or hip_code/ that no kind reads: "
+                       + ", ".join(f"{ext} ({n})" for ext, n in unread.most_common(5)))
     return out
+
+
+def _find(fs, folder: str) -> list:
+    try:
+        return fs.find(folder)
+    except (OSError, ValueError):
+        return []
 
 
 def _keys(units: list) -> list[str]:

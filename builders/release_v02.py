@@ -24,6 +24,7 @@ Columns no field takes go into the row as metadata: facts a check found (``speed
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Optional
 
@@ -205,10 +206,13 @@ class ReleaseTableSource(UnitSource):
             return self.reject(ref, *problem)
         provenance = self._provenance(ref, values, meta)
         if self.spec.language is None:
+            symbol = _text(values.get("symbol")) or _symbol_in(values["question"], values["answer"])
+            if symbol is None:
+                return self.reject(ref, RejectReason.MISSING_FIELD,
+                                   f"{ref}: no symbol column and no roc*/hip* name in the question or answer")
             return QARecord(subset=self.config, library=_text(values.get("library")) or _library_of(ref),
                             kind=_text(values.get("kind")) or "released", question=values["question"],
-                            answer=values["answer"], symbol=_text(values.get("symbol")) or "",
-                            provenance=provenance, **fields)
+                            answer=values["answer"], symbol=symbol, provenance=provenance, **fields)
         variant = values.get("variant")
         return KernelRecord(
             subset=self.config, source=self.name, language=self.spec.language,
@@ -282,6 +286,19 @@ class ReleaseTableSource(UnitSource):
 
 def _text(value) -> Optional[str]:
     return str(value).strip() if isinstance(value, (str, int)) and str(value).strip() else None
+
+
+_SYMBOL = re.compile(r"\b(?:roc|hip)[a-z]*_\w+")
+
+
+def _symbol_in(*texts) -> Optional[str]:
+    """The first rocBLAS/rocSOLVER-style API name (``rocblas_sgemm``) in the texts, for a QA table without a
+    symbol column."""
+    for text in texts:
+        m = _SYMBOL.search(text) if isinstance(text, str) else None
+        if m:
+            return m.group()
+    return None
 
 
 def _library_of(ref: str) -> str:

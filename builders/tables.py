@@ -274,7 +274,7 @@ def iter_table(fs, path: str, columns: Optional[Iterable[str]] = None,
 
 # ----------------------------------------------------------------- a JSON array, element by element
 #: A JSON string (unrolled: no backtracking) or one of the characters that change nesting or end an element.
-_ARRAY_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
+_ARRAY_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},"]')     # a lone " opens a string never closed
 _SPACE = b" \t\r\n"
 
 
@@ -297,6 +297,8 @@ def array_elements(data) -> Optional[list[tuple[int, int]]]:
     end = None
     for m in _ARRAY_TOKEN.finditer(data, start):
         token = m.group()
+        if token == b'"':
+            return None
         if token[:1] == b'"':
             if depth == 1 and element is None:
                 element = m.start()

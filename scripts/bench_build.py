@@ -29,6 +29,13 @@ worker, or with ``--workers`` the license service once it holds ScanCode's index
     python scripts/bench_build.py --rows 100000 --workers 2 --header-share 0            # no headers at all
     python scripts/bench_build.py --rows 100000 --workers 2 --large-share 0.02          # 2% of kernels 20-100 kB
     python scripts/bench_build.py --rows 100000 --workers 0,2 --license-cache cold,warm --repeat 2 --against 1aa2589
+
+``--layouts sample,v01,v01-tar`` builds the same ``--variants`` HIP-GPUMode variants (4 per task) laid out three
+ways instead, side by side: kvdata's sample naming (``pytorch_code_module/<task>.py``, ``hip_code/<task>_<n>.hip``),
+AMD's v0.1 tree (``py_<id>.py``, ``py_<id>_func.py``, ``hip_opt/<id>/*.hip`` + ``info.json``; written by
+scripts/release_fixtures.py), and the same tree with ``hip_opt`` packed as ``hip_opt.tar.gz``:
+
+    python scripts/bench_build.py --layouts sample,v01,v01-tar --variants 20000 --workers 0 --repeat 2
 """
 from __future__ import annotations
 
@@ -257,11 +264,45 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def write_layouts(folder: Path, variants: int, layouts: list[str]) -> dict[str, dict]:
+    """The same gpumode variants in each of ``layouts`` (``sample``, ``v01``, ``v01-tar``): {layout: corpus}."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import release_fixtures as rf
+
+    per_task = 4
+    tasks = max(1, variants // per_task)
+    out: dict[str, dict] = {}
+    for layout in layouts:
+        if layout == "sample":
+            root = folder / "sample"
+            (root / "pytorch_code_module").mkdir(parents=True)
+            (root / "pytorch_code_functional").mkdir()
+            (root / "hip_code").mkdir()
+            (root / "LICENSE").write_text(rf.MIT)
+            for i in range(tasks):
+                task = rf.sample_id(i)
+                (root / "pytorch_code_module" / f"{task}.py").write_text(rf.module_code(i))
+                (root / "pytorch_code_functional" / f"{task}.py").write_text(rf.functional_code(i))
+                for k in range(per_task):
+                    (root / "hip_code" / f"{task}_{k}.hip").write_text(rf.hip_code(i, k))
+            out[layout] = {"sources": [["hip_gpumode", str(root)]], "planted": f"{tasks} tasks x {per_task}"}
+        elif layout in ("v01", "v01-tar"):
+            release = folder / layout / "AIG-Datasets"
+            rf.write_v01(release, tasks, per_task, pack="tar.gz" if layout == "v01-tar" else "", orphans=False)
+            out[layout] = {"sources": [["hip_gpumode", str(release)]], "planted": f"{tasks} tasks x {per_task}"}
+        else:
+            sys.exit(f"--layouts takes sample, v01 and v01-tar, not {layout!r}")
+    return out
+
+
 def build_config(corpus: dict, workers: int):
     """The BuildConfig of a corpus :func:`write_corpus` made (also used by bench_export.py)."""
     from kvdata.buildconfig import BuildConfig
     from kvdata.builders.base import SourceSpec
 
+    if "sources" in corpus:                 # a --layouts corpus
+        return BuildConfig(sources=[SourceSpec(kind, path) for kind, path in corpus["sources"]],
+                           workers=workers).validate()
     return BuildConfig(sources=[
         SourceSpec("triton_table", corpus["table"], (("columns", {"task_name": "name", "pytorch_code": "ref",
                                                                   "kernel_code": "triton", "license": "lic",
@@ -305,6 +346,9 @@ def main() -> None:
     ap.add_argument("--against", metavar="REV",
                     help="also build every configuration with kvdata at git revision REV of this checkout, "
                          "interleaved, and print after/before ratios (the side-by-side comparison)")
+    ap.add_argument("--layouts", help="instead of --rows: comma list of sample, v01, v01-tar (the same gpumode "
+                                      "variants in kvdata's sample naming, AMD's v0.1 tree, and v0.1 with hip_opt as a tar)")
+    ap.add_argument("--variants", type=int, default=20_000, help="gpumode variants for --layouts (default 20000)")
     ap.add_argument("--json", dest="json_path", help="write the results here")
     ap.add_argument("--dir", help="work folder (default: a temporary one)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -317,8 +361,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         tmp = Path(tmp)
         t0 = time.perf_counter()
-        corpus = write_corpus(tmp / "raw", args.rows, header_share=args.header_share, large_share=args.large_share,
-                              large_bytes=args.large_bytes)
+        if args.layouts:
+            corpora = write_layouts(tmp / "raw", args.variants, [x.strip() for x in args.layouts.split(",")])
+            corpus = {"planted": next(iter(corpora.values()))["planted"]}
+        else:
+            corpus = write_corpus(tmp / "raw", args.rows, header_share=args.header_share,
+                                  large_share=args.large_share, large_bytes=args.large_bytes)
+            corpora = {"synthetic": corpus}
         gen_s = time.perf_counter() - t0
         modes = [m.strip() for m in args.license_cache.split(",")]
         if set(modes) - {"cold", "warm"}:
@@ -330,8 +379,8 @@ def main() -> None:
         if args.against:
             codes[args.against] = package_farm(export_revision(args.against, tmp / "tree-against"), tmp / "pkg-against")
 
-        def one_build(w: int, cache: Path, code: str) -> dict:
-            child = json.dumps({**corpus, "out": str(tmp / f"out{w}")})
+        def one_build(w: int, cache: Path, code: str, layout: str = "synthetic") -> dict:
+            child = json.dumps({**corpora[layout], "out": str(tmp / f"out{w}-{layout}")})
             load_before = os.getloadavg()[0]
             proc = subprocess.run([sys.executable, __file__, "--child", child, "--workers-one", str(w)],
                                   capture_output=True, text=True,
@@ -341,32 +390,36 @@ def main() -> None:
                 sys.exit(f"build with workers={w} ({code}) failed:\n{proc.stderr[-3000:]}")
             result = json.loads(proc.stdout.strip().splitlines()[-1])
             result["load_before"], result["load_after"] = load_before, os.getloadavg()[0]
-            result["code"] = code
+            result["code"], result["layout"] = code, layout
             return result
 
         if "warm" in modes:
             for code in codes:                              # fills each code's warm cache, not measured
-                one_build(workers[0], tmp / f"cache-warm-{code}", code)
+                one_build(workers[0], tmp / f"cache-warm-{code}", code, next(iter(corpora)))
         results = []
         for run in range(args.repeat):
             for w in workers:
                 for mode in modes:
-                    # the two codes take turns going first, so neither always meets the box after the other
+                    # the codes (and layouts) take turns going first, so none always meets the box after another
                     for code in (list(codes) if run % 2 == 0 else list(codes)[::-1]):
-                        cache = tmp / (f"cache-warm-{code}" if mode == "warm" else f"cache-cold-{run}-{w}-{code}")
-                        results.append({**one_build(w, cache, code), "license_cache": mode})
+                        for layout in (list(corpora) if run % 2 == 0 else list(corpora)[::-1]):
+                            cache = tmp / (f"cache-warm-{code}" if mode == "warm"
+                                           else f"cache-cold-{run}-{w}-{code}-{layout}")
+                            results.append({**one_build(w, cache, code, layout), "license_cache": mode})
 
     steps = sorted({k for r in results for k in r["steps"]})
-    print(f"synthetic corpus: {args.rows} records ({corpus['planted']}), generated in {gen_s:.1f}s; "
+    what = f"{args.variants} gpumode variants in layouts {', '.join(corpora)}" if args.layouts else \
+        f"synthetic corpus: {args.rows} records"
+    print(f"{what} ({corpus['planted']}), generated in {gen_s:.1f}s; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-    header = (f"{'code':>8} {'workers':>7} {'cache':>5} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
+    header = (f"{'layout':>9} {'code':>8} {'workers':>7} {'cache':>5} {'input':>8} {'kept':>8} {'rejected':>8} {'dups':>6} {'seconds':>8} {'rows/s':>8} "
               f"{'cpu s':>7} {'rows/cpu-s':>10} {'RSS MB':>7} {'wRSS MB':>7} {'load':>9}  ok")
     print(header)
     print("-" * len(header))
     for r in results:
         r["rows_per_s"] = r["input"] / r["seconds"]
         r["rows_per_cpu_s"] = r["input"] / r["cpu_seconds"]
-        print(f"{r['code'][:8]:>8} {r['workers']:>7} {r['license_cache']:>5} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
+        print(f"{r['layout'][:9]:>9} {r['code'][:8]:>8} {r['workers']:>7} {r['license_cache']:>5} {r['input']:>8} {r['kept']:>8} {r['rejected']:>8} {r['duplicates']:>6} "
               f"{r['seconds']:>8.1f} {r['rows_per_s']:>8.0f} {r['cpu_seconds']:>7.1f} {r['rows_per_cpu_s']:>10.0f} "
               f"{r['peak_rss_mb']:>7.0f} {r['worker_peak_rss_mb']:>7.0f} {r['load_before']:>4.1f}-{r['load_after']:<4.1f}"
               f"  {'yes' if r['reconciles'] else 'NO'}")
@@ -385,6 +438,16 @@ def main() -> None:
                     return xs[len(xs) // 2]
                 print(f"  workers={w} {mode}: {median(args.against):.1f} s -> {median('this'):.1f} s = "
                       f"{median(args.against) / median('this'):.2f}x")
+    if len(corpora) > 1:
+        def layout_median(layout):
+            xs = sorted(r["seconds"] for r in results if r["layout"] == layout and r["code"] == "this")
+            return xs[len(xs) // 2]
+        first = next(iter(corpora))
+        print(f"\nmedian seconds per layout (ratio to {first}): " + ", ".join(
+            f"{layout} {layout_median(layout):.1f} s ({layout_median(layout) / layout_median(first):.2f}x)"
+            for layout in corpora))
+        if "v01" in corpora and "v01-tar" in corpora:
+            print(f"tar / folder: {layout_median('v01-tar') / layout_median('v01'):.2f}x")
     best: dict[int, dict] = {}
     for r in results:
         if r["license_cache"] != modes[0] or r["code"] != "this":
@@ -400,6 +463,7 @@ def main() -> None:
     if args.json_path:
         Path(args.json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_path).write_text(json.dumps({"rows": args.rows, "planted": corpus["planted"],
+                                                    "layouts": list(corpora), "variants": args.variants,
                                                     "header_share": args.header_share, "against": args.against,
                                                     "large_share": args.large_share, "large_bytes": args.large_bytes,
                                                     "generate_seconds": gen_s, "cpu_count": os.cpu_count(),

@@ -73,14 +73,14 @@ def module_code(i: int) -> str:
     name, expr, _ = OPS[i % len(OPS)]
     return (f'import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    """{name} of sample {i}."""\n\n'
             f"    def forward(self, x):\n        return {expr}\n\n\ndef get_inputs():\n"
-            f"    return [torch.randn({16 + i % 5}, {64 + 8 * (i % 3)})]\n\n\ndef get_init_inputs():\n    return []\n")
+            f"    return [torch.randn({16 + i % 97}, {64 + 8 * (i % 89)})]\n\n\ndef get_init_inputs():\n    return []\n")
 
 
 def functional_code(i: int) -> str:
     name, expr, _ = OPS[i % len(OPS)]
     return (f"import torch\nimport torch.nn as nn\n\n\ndef module_fn(x):\n    return {expr}\n\n\n"
             f"class Model(nn.Module):\n    def forward(self, x, fn=module_fn):\n        return fn(x)\n\n\n"
-            f"def get_inputs():\n    return [torch.randn({16 + i % 5}, {64 + 8 * (i % 3)})]\n\n\n"
+            f"def get_inputs():\n    return [torch.randn({16 + i % 97}, {64 + 8 * (i % 89)})]\n\n\n"
             f"def get_init_inputs():\n    return []\n")
 
 
@@ -98,18 +98,44 @@ _BODIES = [
 ]
 
 
+_HELPERS = [
+    "__device__ __forceinline__ float clamp_{t}(float a, float lo, float hi) {{ return fminf(fmaxf(a, lo), hi); }}\n",
+    "template <typename T>\n__device__ inline T madd_{t}(T a, T b, T c) {{\n    return a * b + c;\n}}\n",
+    "__device__ float warp_sum_{t}(float v) {{\n    for (int off = 32; off > 0; off >>= 1) v += __shfl_down(v, off);\n"
+    "    return v;\n}}\n",
+    "struct Params_{t} {{\n    int n;\n    float alpha;\n    float beta;\n}};\n",
+    "static inline int ceil_div_{t}(int a, int b) {{ return (a + b - 1) / b; }}\n",
+]
+_FORWARDS = [
+    "torch::Tensor forward(torch::Tensor x) {{\n    auto y = torch::empty_like(x);\n    int n = x.numel();\n"
+    "    int blocks = (n + {threads} - 1) / {threads};\n{launch}    return y;\n}}\n",
+    "torch::Tensor forward(torch::Tensor input) {{\n    TORCH_CHECK(input.is_contiguous(), \"input must be contiguous\");\n"
+    "    auto x = input.contiguous();\n    auto y = at::empty(x.sizes(), x.options());\n    const int n = static_cast<int>(x.numel());\n"
+    "    const int blocks = std::min(65535, (n + {threads} - 1) / {threads});\n{launch}"
+    "    TORCH_CHECK(hipGetLastError() == hipSuccess, \"launch failed\");\n    return y;\n}}\n",
+    "at::Tensor forward(const at::Tensor& x) {{\n    at::Tensor y = at::empty_like(x);\n    int64_t total = x.numel();\n"
+    "    int n = (int)total;\n    dim3 grid((n / 4 + {threads} - 1) / {threads} + 1);\n    int blocks = grid.x;\n{launch}"
+    "    return y;\n}}\n",
+    "torch::Tensor forward(torch::Tensor x) {{\n    auto opts = x.options();\n    auto y = torch::zeros(x.sizes(), opts);\n"
+    "    int n = x.numel();\n    if (n == 0) return y;\n    int blocks = (n + {threads} - 1) / {threads};\n{launch}"
+    "    hipDeviceSynchronize();\n    return y;\n}}\n",
+]
+
+
 def hip_code(i: int, k: int, name: str = "") -> str:
-    """A HIP PyTorch extension for sample ``i``, in one of several styles (``k``) so that variants differ."""
+    """A HIP PyTorch extension for sample ``i``, in one of several styles (``k``: kernel body, helper and host
+    wrapper all change) so that the variants of a task are not near duplicates of each other."""
     _, _, e = OPS[i % len(OPS)]
     body = _BODIES[k % len(_BODIES)].format(e=e)
     kernel = f"{name or 'op'}_kernel_{i}_{k}"
     threads = (128, 256, 512, 64)[k % 4]
-    return (f"#include <hip/hip_runtime.h>\n#include <torch/extension.h>\n\n"
+    helper = _HELPERS[(i + k) % len(_HELPERS)].format(t=f"{i}_{k}")
+    launch = (f"    hipLaunchKernelGGL({kernel}, dim3(blocks), dim3({threads}), 0, 0, x.data_ptr<float>(),\n"
+              f"                       y.data_ptr<float>(), n);\n")
+    forward = _FORWARDS[k % len(_FORWARDS)].format(threads=threads, launch=launch)
+    return (f"#include <hip/hip_runtime.h>\n#include <torch/extension.h>\n\n{helper}\n"
             f"__global__ void {kernel}(const float* __restrict__ x, float* __restrict__ y, int n) {{\n{body}}}\n\n"
-            f"torch::Tensor forward(torch::Tensor x) {{\n    auto y = torch::empty_like(x);\n"
-            f"    int n = x.numel();\n    int threads = {threads};\n    int blocks = (n + threads - 1) / threads;\n"
-            f"    hipLaunchKernelGGL({kernel}, dim3(blocks), dim3(threads), 0, 0, x.data_ptr<float>(),\n"
-            f"                       y.data_ptr<float>(), n);\n    return y;\n}}\n\n"
+            f"{forward}\n"
             f'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ m.def("forward", &forward, "sample {i} variant {k}"); }}\n')
 
 

@@ -162,7 +162,8 @@ def _inspect(path: str, as_json: bool) -> None:
         click.echo(f"no folder under {path} looks like a layout kvdata reads; `kvdata sources` lists the kinds")
         return
     for r in reports:
-        click.echo(f"{r.path}\n  kind: {r.kind or '-'}   records: {r.records}   --source {r.kind}={r.source}")
+        where = f"   --source {r.kind}={r.source}" if r.kind else ""
+        click.echo(f"{r.path}\n  kind: {r.kind or '-'}   records: {r.records}{where}")
         if r.patterns:
             click.echo("  files: " + ", ".join(f"{p} ({n})" for p, n in r.patterns.items()))
         if r.keys:

@@ -10,7 +10,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(19, 64)]
+    return [torch.randn(19, 88)]
 
 
 def get_init_inputs():

@@ -1,6 +1,11 @@
 #include <hip/hip_runtime.h>
 #include <torch/extension.h>
 
+__device__ float warp_sum_1_1(float v) {
+    for (int off = 32; off > 0; off >>= 1) v += __shfl_down(v, off);
+    return v;
+}
+
 __global__ void op_kernel_1_1(const float* __restrict__ x, float* __restrict__ y, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
         float v = __ldg(x + i);
@@ -8,13 +13,15 @@ __global__ void op_kernel_1_1(const float* __restrict__ x, float* __restrict__ y
     }
 }
 
-torch::Tensor forward(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    int n = x.numel();
-    int threads = 256;
-    int blocks = (n + threads - 1) / threads;
-    hipLaunchKernelGGL(op_kernel_1_1, dim3(blocks), dim3(threads), 0, 0, x.data_ptr<float>(),
+torch::Tensor forward(torch::Tensor input) {
+    TORCH_CHECK(input.is_contiguous(), "input must be contiguous");
+    auto x = input.contiguous();
+    auto y = at::empty(x.sizes(), x.options());
+    const int n = static_cast<int>(x.numel());
+    const int blocks = std::min(65535, (n + 256 - 1) / 256);
+    hipLaunchKernelGGL(op_kernel_1_1, dim3(blocks), dim3(256), 0, 0, x.data_ptr<float>(),
                        y.data_ptr<float>(), n);
+    TORCH_CHECK(hipGetLastError() == hipSuccess, "launch failed");
     return y;
 }
 
