@@ -225,6 +225,9 @@ class HipGpuModeSource(UnitSource):
                         folder.info_ref = ref
                         folder.info = _parse_info(decode(member.data, ref), ref)
                     elif base.endswith(".hip"):
+                        if base in files:      # a tar may hold one path twice: the later copy is what tar extracts
+                            yield self.reject(ref, RejectReason.MALFORMED,
+                                              f"{ref}: the archive holds this path again later; the later copy is read")
                         files[base] = member.data
                 parent = _strip_to_variant_folder(group.folder, variant_dir, tasks)
                 yield from self._group_units(folder, parent, variant_dir, tasks, tree,
@@ -304,8 +307,8 @@ class HipGpuModeSource(UnitSource):
         if is_problem(functional):
             return self.reject(ref, functional[0], f"functional reference of {unit.task}: {functional[1]}")
         meta = unit.meta or UpstreamMeta()
-        provenance = make_provenance(self.path, self.options, self._path_in_release(ref), self.pipeline,
-                                     self.revision())
+        path, options = self._path_in_release(ref)
+        provenance = make_provenance(self.path, options, path, self.pipeline, self.revision())
         provenance.upstream = meta.upstream_json()
         return KernelRecord(
             subset=self.config, source=self.name, language="hip", task_name=unit.task,
@@ -314,12 +317,18 @@ class HipGpuModeSource(UnitSource):
             verification=meta.to_verification(verification_from_options(self.options)),
         )
 
-    def _path_in_release(self, ref: str) -> str:
-        """``ref`` (relative to the gpumode root) as a path relative to the folder the user named."""
-        fs, named = self.tree()
+    def _path_in_release(self, ref: str) -> tuple[str, dict]:
+        """(``ref`` as a path inside the release, the options to make its provenance with). Inside a ``v0.x``
+        folder the path starts there, whatever folder the user named (so the rows, and their ids, are the same
+        for ``--source hip_gpumode=<release>`` and ``=<release>/v0.1/...``); elsewhere it is relative to the
+        named folder. A ``path_prefix`` option keeps the named-folder form."""
+        _, named = self.tree()
         root = self.__dict__.get("_root") or named
+        top = release_top(root)
+        if top != root.rstrip("/") and "path_prefix" not in self.options:
+            return posixpath.join(relative(root, top), ref), {**self.options, "path_prefix": ""}
         below = relative(root, named) if root != named else ""
-        return posixpath.join(below, ref) if below else ref
+        return (posixpath.join(below, ref) if below else ref), self.options
 
     def _references(self, fs, root, task):
         """(module code or problem, functional code / None / problem) of a task, read once."""
