@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Union
 
 from kvdata.builders.base import Item, UnitSource, open_fs
-from kvdata.builders.common import check_hip_extension, check_reference, decode, is_problem, read_text
+from kvdata.builders.common import check_hip_extension, check_reference, is_problem, read_text
 from kvdata.builders.common import COMMON_OPTIONS, make_provenance, read_functional, relative, within
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
-from kvdata.builders.tables import LineAt, iter_json_array, iter_jsonl, json_row
+from kvdata.builders.tables import LineAt, iter_json_array, iter_jsonl, json_object, json_row
 from kvdata.builders.tree_index import FileIndex
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
 
@@ -135,6 +135,9 @@ def read_pair(record: dict) -> Union[EvalPair, tuple]:
     if kit and str(record.get("artifact_side", "")).lower() == "origin":
         return (RejectReason.BASELINE_ONLY,
                 f"{record['hip_file']}: the baseline's own evaluation (artifact_side origin), not a rewrite")
+    if kit and posixpath.basename(record["hip_file"]) in (f"{record['base_name']}.hip", f"{record['base_name']}_hip.hip"):
+        return (RejectReason.BASELINE_ONLY,
+                f"{record['hip_file']}: the reference file itself (no _gen<N> suffix), timed against itself")
     problem = status_problem(record)
     speedup = speedup_of(record)
     if problem is None:
@@ -402,18 +405,10 @@ class Hip2HipSource(UnitSource):
         return module, functional
 
     def _meta(self, fs, root) -> dict:
-        """Hardware facts of the evaluation: meta.json (if any) overridden by options."""
-        meta: dict = {}
+        """Hardware facts of the evaluation: meta.json (if any, and an object) overridden by options."""
         path = posixpath.join(root, META_FILE)
-        try:
-            if fs.exists(path):
-                with fs.open(path, "rb") as f:
-                    text = decode(f.read(), path)
-                loaded = json.loads(text) if isinstance(text, str) else {}
-                if isinstance(loaded, dict):
-                    meta = {k: str(loaded[k]) for k in _META_KEYS if loaded.get(k) is not None}
-        except (OSError, json.JSONDecodeError):
-            meta = {}
+        loaded = json_object(read_text(fs, path), path) if _isfile(fs, path) else {}
+        meta = {k: str(loaded[k]) for k in _META_KEYS if loaded.get(k) is not None} if isinstance(loaded, dict) else {}
         meta.update({k: str(self.options[k]) for k in _META_KEYS if self.options.get(k)})
         return meta
 

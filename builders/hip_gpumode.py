@@ -30,7 +30,6 @@ it is never given to a shorter task).
 """
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_re
     is_problem, list_files, make_provenance, read_functional, read_text, relative, \
     verification_from_options
 from kvdata.builders.locate import AmbiguousTree, find_subtree, is_dir, release_top
-from kvdata.builders.tables import load_json
+from kvdata.builders.tables import json_object
 from kvdata.builders.upstream_meta import UpstreamMeta, read_meta
 from kvdata.schema import KernelRecord, Reject, RejectReason
 
@@ -201,7 +200,7 @@ class HipGpuModeSource(UnitSource):
             if base == INFO_FILE:
                 group = groups.setdefault(parent, _Folder({}))
                 group.info_ref = relative(path, root)
-                group.info = _parse_info(read_text(fs, path), group.info_ref)
+                group.info = json_object(read_text(fs, path), group.info_ref)
             elif base.endswith(".hip"):
                 groups.setdefault(parent, _Folder({})).files[base] = path
         for parent in sorted(groups):
@@ -223,7 +222,7 @@ class HipGpuModeSource(UnitSource):
                         yield self.reject(ref, RejectReason.UNREADABLE, f"{ref}: {member.size} bytes, too large")
                     elif base == INFO_FILE:
                         folder.info_ref = ref
-                        folder.info = _parse_info(decode(member.data, ref), ref)
+                        folder.info = json_object(decode(member.data, ref), ref)
                     elif base.endswith(".hip"):
                         if base in files:      # a tar may hold one path twice: the later copy is what tar extracts
                             yield self.reject(ref, RejectReason.MALFORMED,
@@ -344,19 +343,6 @@ class HipGpuModeSource(UnitSource):
 
 
 # ----------------------------------------------------------------- helpers
-def _parse_info(text, ref: str):
-    """The info.json object, or a problem (not UTF-8, not JSON, not an object)."""
-    if is_problem(text):
-        return text
-    try:
-        value = load_json(text)
-    except json.JSONDecodeError as e:
-        return RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg} at line {e.lineno})"
-    if not isinstance(value, dict):
-        return RejectReason.BAD_JSON, f"{ref}: a JSON {type(value).__name__}, not an object"
-    return value
-
-
 def _described_file(key: str, entry: dict, files: dict) -> Optional[str]:
     """The .hip file of the folder an info.json entry describes: its key (with or without .hip) or a
     file field names it."""

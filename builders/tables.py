@@ -140,6 +140,20 @@ def json_row(text: Union[str, Problem], ref: str) -> Row:
         return RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg})"
 
 
+def json_object(text: Union[str, Problem], ref: str) -> Union[dict, Problem]:
+    """The JSON object of a small file's text (info.json, meta.json), or the problem with it: the text's own
+    (unreadable, not UTF-8), not JSON, or JSON that is not an object."""
+    if is_problem(text):
+        return text
+    try:
+        value = load_json(text)
+    except json.JSONDecodeError as e:
+        return RejectReason.BAD_JSON, f"{ref}: not JSON ({e.msg} at line {e.lineno})"
+    if not isinstance(value, dict):
+        return RejectReason.BAD_JSON, f"{ref}: a JSON {type(value).__name__}, not an object"
+    return value
+
+
 def list_input_files(fs, root: str, suffixes: Iterable[str] = TABLE_SUFFIXES) -> Union[list[str], Problem]:
     """The table files a Source reads: ``root`` itself, or the matching files under a folder, sorted.
 

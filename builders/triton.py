@@ -24,7 +24,6 @@ configuration mistake and raises ``SourceOptionError`` at once. Each adapter is 
 """
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from kvdata.builders.common import (
     read_text,
     today,
 )
-from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Line, LineAt, Row, iter_table, json_row, load_json
+from kvdata.builders.tables import DEFAULT_BATCH_SIZE, Line, LineAt, Row, iter_table, json_object, json_row
 from kvdata.schema import KernelRecord, Provenance, Reject, RejectReason
 
 LANGUAGE = "triton"
@@ -428,16 +427,7 @@ class TritonKernelBenchSource(TritonSource):
         path = posixpath.join(task_dir, self.option("meta_file"))
         if not fs.exists(path):
             return {}
-        text = read_text(fs, path)
-        if is_problem(text):
-            return text
-        try:
-            meta = load_json(text)
-        except json.JSONDecodeError as e:
-            return RejectReason.BAD_JSON, f"{path}: not JSON ({e.msg})"
-        if not isinstance(meta, dict):
-            return RejectReason.BAD_JSON, f"{path}: expected a JSON object"
-        return meta
+        return json_object(read_text(fs, path), path)
 
     def kernel_to_item(self, fs, root: str, task_dir: str, kernel_path: str, reference, meta, license_) -> Item:
         declared, tree = license_

@@ -16,11 +16,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 import release_fixtures as rf  # noqa: E402
 
-from kvdata.buildconfig import make_build_config  # noqa: E402
 from kvdata.builders import source_class  # noqa: E402
 from kvdata.builders.tables import array_elements  # noqa: E402
 from kvdata.cli import main as cli  # noqa: E402
-from kvdata.pipeline import build  # noqa: E402
 from kvdata.schema import KernelRecord, QARecord, Reject  # noqa: E402
 
 
@@ -341,3 +339,14 @@ def test_inspect_of_the_bundled_sample_finds_the_kinds_its_sources_yaml_names(sa
             if kind == "release":                        # inspect names the subset it would read
                 kind, path = "hip_gpumode", path / rf.GPUMODE
             assert (kind, path) in found, (kind, path)
+
+
+def test_kit_row_of_the_reference_itself_is_baseline_only(tmp_path):
+    rf.write_kit_comprehensive(tmp_path / "kit", tasks=2)
+    rows_file = tmp_path / "kit" / "eval" / "baseline_hip_results.json"
+    rows = json.loads(rows_file.read_text())
+    base = rows[0]["base_name"]
+    rows.append({**rows[0], "hip_file": f"{base}.hip", "gen_idx": None, "speedup": 1.01})
+    rows_file.write_text(json.dumps(rows, indent=2))
+    kept, rejects = read("hip2hip", tmp_path / "kit")
+    assert len(kept) == 2 and [r.reason.value for r in rejects] == ["baseline_only"]
