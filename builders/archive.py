@@ -105,10 +105,15 @@ def member_groups(fs, path: str) -> Iterator[MemberGroup]:
 
 
 def clean_name(name: str) -> str:
-    """A member name as a relative POSIX path (``./`` and leading ``/`` dropped). One that climbs out of the
-    archive keeps its leading ``../`` (:func:`climbs_out`): the caller rejects it rather than reading it."""
-    return posixpath.normpath(str(name).replace("\\", "/").lstrip("/"))
+    """A member name as a relative POSIX path (``./`` and leading ``/`` dropped). A name with a ``..`` component
+    is kept as it is (:func:`has_parent_step`): the caller rejects it rather than guess where it belongs."""
+    name = str(name).replace("\\", "/").lstrip("/")
+    if has_parent_step(name):
+        return name
+    return posixpath.normpath(name)
 
 
-def climbs_out(name: str) -> bool:
-    return name == ".." or name.startswith("../")
+def has_parent_step(name: str) -> bool:
+    """Whether a member name has a ``..`` component: GNU tar refuses to extract such a member, and so does
+    kvdata (``hip_opt/1/../2/x.hip`` is not read as sample 2's)."""
+    return ".." in name.split("/")

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
-from kvdata.builders.archive import ArchiveError, archive_beside, climbs_out, member_groups
+from kvdata.builders.archive import ArchiveError, archive_beside, has_parent_step, member_groups
 from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_reference, decode, \
     is_problem, list_files, make_provenance, read_functional, read_text, relative, \
@@ -216,8 +216,9 @@ class HipGpuModeSource(UnitSource):
                 for member in group.members:
                     ref = f"{archive_ref}!{member.name}"
                     base = posixpath.basename(member.name)
-                    if climbs_out(member.name):
-                        yield self.reject(ref, RejectReason.MISSING_FILE, f"{ref}: a member outside the archive")
+                    if has_parent_step(member.name):
+                        yield self.reject(ref, RejectReason.MALFORMED,
+                                          f"{ref}: a member name with '..' (tar refuses to extract it; not read)")
                     elif member.data is None:
                         yield self.reject(ref, RejectReason.UNREADABLE, f"{ref}: {member.size} bytes, too large")
                     elif base == INFO_FILE:
@@ -236,43 +237,68 @@ class HipGpuModeSource(UnitSource):
 
     def _group_units(self, group: _Folder, parent: str, variant_dir: str, tasks: set[str], tree,
                      ref_of) -> Iterator[object]:
-        """The units of one folder of variants (``parent`` relative to the variant dir, "" for its top)."""
+        """The units of one folder of variants (``parent`` relative to the variant dir, "" for its top).
+
+        Each ``.hip`` file is a unit, with what info.json says of it. An entry that names a file describes it; if
+        its ``code`` is not that file's text it is a variant of its own as well (never dropped). Other entries
+        with ``code`` are variants; without, rejects. A plain value keyed by a file's name describes that file;
+        any other plain value describes every file of the folder."""
         entries: dict[str, dict] = {}
-        shared = UpstreamMeta()
+        shared, per_file = UpstreamMeta(), {}
         if is_problem(group.info):
             yield self.reject(group.info_ref, *group.info)
         elif group.info is not None:
             entries = {str(k): v for k, v in group.info.items() if isinstance(v, dict)}
-            shared = read_meta({k: v for k, v in group.info.items() if not isinstance(v, dict)})
+            plain = {str(k): v for k, v in group.info.items() if not isinstance(v, dict)}
+            for key, value in plain.items():
+                base = _described_file(key, {}, group.files)
+                if base is not None:
+                    per_file.setdefault(base, {})[key] = value
+            shared = read_meta({k: v for k, v in plain.items() if _described_file(k, {}, group.files) is None})
         described: dict[str, tuple[str, dict]] = {}
         for key, entry in entries.items():
             base = _described_file(key, entry, group.files)
             if base is not None and base not in described:
                 described[base] = (key, entry)
+        variant_of = lambda name: f"{variant_dir}/{posixpath.join(parent, name) if parent else name}"  # noqa: E731
+        own: list[str] = []                       # entries that are variants of their own
         for base in sorted(group.files):
-            stem = posixpath.join(parent, base[: -len(".hip")]) if parent else base[: -len(".hip")]
-            meta = shared
+            stem = base[: -len(".hip")]
+            meta = read_meta({"info.json": per_file[base]}).merged(shared) if base in per_file else shared
             if base in described:
-                meta = read_meta(described[base][1]).merged(shared)
+                key, entry = described[base]
+                meta = read_meta(entry).merged(meta)
+                if isinstance(entry.get("code"), str) and not _same_code(entry["code"], self._text(group.files[base])):
+                    own.append(key)
             data = group.files[base]
-            yield VariantUnit(ref=ref_of(base), variant=f"{variant_dir}/{stem}", task=task_of_variant(stem, tasks),
-                              tree=tree, path=data if isinstance(data, str) else None,
-                              code=data if isinstance(data, bytes) else None, meta=meta)
-        used = {key for key, _ in described.values()}
-        info_ref = group.info_ref
+            yield VariantUnit(ref=ref_of(base), variant=variant_of(stem), task=task_of_variant(
+                posixpath.join(parent, stem) if parent else stem, tasks), tree=tree,
+                path=data if isinstance(data, str) else None, code=data if isinstance(data, bytes) else None,
+                meta=meta)
+        used = {key for key, _ in described.values()} - set(own)
         for key in sorted(set(entries) - used):
             entry = entries[key]
-            ref = f"{info_ref}#{key}"
+            ref = f"{group.info_ref}#{key}"
             code = entry.get("code")
             if not isinstance(code, str):
                 yield self.reject(ref, RejectReason.MISSING_FIELD,
                                   f"{ref}: no `code` and it names no .hip file of its folder")
                 continue
-            stem = posixpath.join(parent, f"{INFO_FILE}#{key}") if parent else f"{INFO_FILE}#{key}"
             task = task_of_variant(parent, tasks) if parent else task_of_variant(key, tasks)
-            yield VariantUnit(ref=ref, variant=f"{variant_dir}/{stem}", task=task, tree=tree,
-                              code=code.encode("utf-8", "surrogatepass"),
-                              meta=read_meta(entry).merged(shared))
+            meta = read_meta(entry).merged(shared)
+            if key in own:
+                meta.other["differs_from"] = ref_of(_described_file(key, entry, group.files))
+            yield VariantUnit(ref=ref, variant=variant_of(f"{INFO_FILE}#{key}"), task=task, tree=tree,
+                              code=code.encode("utf-8", "surrogatepass"), meta=meta)
+
+    def _text(self, data) -> Optional[str]:
+        """The text of a variant file (a path on the tree, or an archive member's bytes); None if unreadable."""
+        if isinstance(data, bytes):
+            text = decode(data, "")
+        else:
+            fs, _ = self.tree()
+            text = read_text(fs, data)
+        return None if is_problem(text) else text
 
     # ------------------------------------------------------------- one variant
     def unit_to_item(self, unit) -> Item:
@@ -343,6 +369,11 @@ class HipGpuModeSource(UnitSource):
 
 
 # ----------------------------------------------------------------- helpers
+def _same_code(a: str, b: Optional[str]) -> bool:
+    """Whether an info.json ``code`` is the text of the file it names (line endings and outer blank space aside)."""
+    return b is not None and a.replace("\r\n", "\n").strip() == b.replace("\r\n", "\n").strip()
+
+
 def _described_file(key: str, entry: dict, files: dict) -> Optional[str]:
     """The .hip file of the folder an info.json entry describes: its key (with or without .hip) or a
     file field names it."""

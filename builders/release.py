@@ -9,9 +9,11 @@ card. Options given to ``release`` reach every subset kind that takes them.
 """
 from __future__ import annotations
 
+import os
 import posixpath
 from typing import Iterator
 
+from kvdata.builders.archive import is_archive_name
 from kvdata.builders.base import Item, Source, SourceSpec, open_fs
 from kvdata.builders.hip_gpumode import RELEASE_PATH, is_gpumode_root
 from kvdata.builders.locate import MAX_DEPTH, AmbiguousTree, find_subtree
@@ -25,8 +27,10 @@ class ReleaseError(ValueError):
 def release_subsets(path: str) -> list[tuple[str, str]]:
     """``(kind, folder)`` of every release subset at or below ``path``: the v0.1 gpumode tree, then each v0.2
     folder. :class:`~kvdata.builders.locate.AmbiguousTree` when two v0.1 trees match equally well."""
+    if is_archive_name(path) and "://" not in path:      # a release packed whole: walk the archive
+        path = f"tar://::{os.path.abspath(path)}"
     fs, root = open_fs(path)
-    root = root.rstrip("/") or "/"
+    root = root.rstrip("/") or ("" if path.startswith("tar://") else "/")
     found: list[tuple[str, str]] = []
     gpumode = find_subtree(fs, root, lambda f: is_gpumode_root(fs, f) and "v0.2" not in f.split("/"),
                            RELEASE_PATH)
@@ -36,10 +40,17 @@ def release_subsets(path: str) -> list[tuple[str, str]]:
         if is_gpumode_root(fs, folder):      # v0.1's gpumode tree shares its name with a v0.2 folder
             continue
         found.append((V02_KINDS[posixpath.basename(folder)], folder))
-    if "://" in path:
-        protocol = path.split("://", 1)[0]
-        found = [(k, f"{protocol}://{f}") for k, f in found]
-    return found
+    return [(k, _url_of(path, f)) for k, f in found]
+
+
+def _url_of(named: str, folder: str) -> str:
+    """``folder`` (a path on the file system of ``named``) as what a Source takes: a local path, or a URL of the
+    same protocol, chained to the same archive (``tar://<folder>::<archive>``)."""
+    if "://" not in named:
+        return folder
+    protocol, rest = named.split("://", 1)
+    chained = rest.split("::", 1)[1] if "::" in rest else None
+    return f"{protocol}://{folder}" + (f"::{chained}" if chained is not None else "")
 
 
 def _v02_folders(fs, root: str) -> list[str]:
@@ -87,13 +98,18 @@ class ReleaseSource(Source):
                                f"({', '.join(V02_KINDS)}) at or below {spec.path}; "
                                f"`kvdata sources --inspect {spec.path}` shows what is there")
         options = dict(spec.options)
-        base = spec.path.rstrip("/")
+        named = spec.path if "://" in spec.path or not is_archive_name(spec.path) else \
+            f"tar://::{os.path.abspath(spec.path)}"
+        _, base = open_fs(named)
+        base = base.rstrip("/")
         specs = []
         for kind, folder in subsets:
             known = source_class(kind).options_known
             mine = {k: v for k, v in options.items() if k in known and k != "name"}
-            below = folder[len(base) + 1:] if folder.startswith(base + "/") else posixpath.basename(folder)
-            mine["name"] = f"{options.get('name') or 'release'}:{below or posixpath.basename(folder)}"
+            _, inside = open_fs(folder)
+            inside = inside.rstrip("/")
+            below = inside[len(base) + 1:] if base and inside.startswith(base + "/") else inside
+            mine["name"] = f"{options.get('name') or 'release'}:{below or posixpath.basename(inside)}"
             specs.append(SourceSpec(kind, folder, tuple(sorted(mine.items()))))
         return specs
 

@@ -23,10 +23,13 @@ Columns no field takes go into the row as metadata: facts a check found (``speed
 """
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Optional
+
+import xxhash
 
 from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import (check_code, check_hip_extension, check_python, check_reference,
@@ -34,6 +37,7 @@ from kvdata.builders.common import (check_code, check_hip_extension, check_pytho
 from kvdata.builders.locate import release_top
 from kvdata.builders.tables import DEFAULT_BATCH_SIZE, LineAt, iter_any_table, json_row, list_input_files
 from kvdata.builders.upstream_meta import read_meta
+from kvdata.normalize import normalize_code
 from kvdata.schema import KernelRecord, QARecord, Reject, RejectReason
 
 #: Where each field is looked for, in order. ``question_code``/``answer_code`` are the unified schema's.
@@ -216,7 +220,7 @@ class ReleaseTableSource(UnitSource):
         variant = values.get("variant")
         return KernelRecord(
             subset=self.config, source=self.name, language=self.spec.language,
-            task_name=str(values["task_name"]).strip(), pytorch_code=values.get("pytorch_code"),
+            task_name=task_name_of(values), pytorch_code=values.get("pytorch_code"),
             pytorch_functional_code=values.get("pytorch_functional_code"), kernel_code=code,
             baseline_kernel_code=values.get("baseline_kernel_code"), provenance=provenance,
             variant=None if variant is None else str(variant), verification=meta.to_verification(), **fields)
@@ -242,8 +246,8 @@ class ReleaseTableSource(UnitSource):
         if self.spec.language is None:
             return None
         name = values.get("task_name")
-        if not isinstance(name, (str, int)) or not str(name).strip():
-            return RejectReason.MISSING_FIELD, f"no task name (got {name!r})"
+        if name is not None and (not isinstance(name, (str, int)) or not str(name).strip()):
+            return RejectReason.MISSING_FIELD, f"task name is {name!r}"
         if self.spec.language == "hip":
             problem = check_hip_extension(values["kernel_code"])
             if not problem and values.get("baseline_kernel_code") is not None:
@@ -278,10 +282,28 @@ class ReleaseTableSource(UnitSource):
             provenance.commit = str(values["commit"])
         if not meta.found_something():
             upstream.update(meta.verification)
-        import json
-
         provenance.upstream = json.dumps(upstream, sort_keys=True, ensure_ascii=False, default=str)
         return provenance
+
+
+_SAMPLE_IN_PATH = re.compile(r"hip_opt/([^/!]+)/")
+
+
+def task_name_of(values: dict) -> str:
+    """The row's task: its task column; else the sample folder its provenance points into (``hip_opt/<id>/``, the
+    v0.1 tar's layout); else one name per distinct input (``question_code``: the reference, or the baseline for
+    hip-to-hip), ``q-<hash>``, so that rows of one reference stay one task. v0.2's public columns include no task
+    name (docs/notes/layouts.md)."""
+    name = values.get("task_name")
+    if name is not None:
+        return str(name).strip()
+    where = values.get("path")
+    where = json.dumps(where, sort_keys=True) if isinstance(where, dict) else where
+    m = _SAMPLE_IN_PATH.search(where) if isinstance(where, str) else None
+    if m:
+        return m.group(1)
+    source = values.get("pytorch_code") or values.get("baseline_kernel_code") or values.get("kernel_code") or ""
+    return "q-" + xxhash.xxh3_64_hexdigest(normalize_code(source).encode("utf-8", "surrogatepass"))
 
 
 def _text(value) -> Optional[str]:
@@ -313,21 +335,21 @@ class V02CudaAgentSource(ReleaseTableSource):
     kind = "v02_cudaagent"
     config = "hip_cudaagent"
     description = "v0.2 pytorch_hip_kernel_cuda_agent_ops_6k tables (question_code -> answer_code)"
-    spec = _subset("pytorch_hip_kernel_cuda_agent_ops_6k", "hip", ("task_name", "pytorch_code", "kernel_code"))
+    spec = _subset("pytorch_hip_kernel_cuda_agent_ops_6k", "hip", ("pytorch_code", "kernel_code"))
 
 
 class V02GpuModeSource(ReleaseTableSource):
     kind = "v02_gpumode"
     config = "hip_gpumode"
     description = "v0.2 pytorch_hip_kernel_gpumode tables (question_code -> answer_code)"
-    spec = _subset("pytorch_hip_kernel_gpumode", "hip", ("task_name", "pytorch_code", "kernel_code"))
+    spec = _subset("pytorch_hip_kernel_gpumode", "hip", ("pytorch_code", "kernel_code"))
 
 
 class V02Hip2HipSource(ReleaseTableSource):
     kind = "v02_hip2hip"
     config = "hip2hip"
     description = "v0.2 hip-to-hip tables (question_code: the baseline HIP -> answer_code)"
-    spec = _subset("hip-to-hip", "hip", ("task_name", "baseline_kernel_code", "kernel_code"),
+    spec = _subset("hip-to-hip", "hip", ("baseline_kernel_code", "kernel_code"),
                    baseline_kernel_code=("question_code",))
 
 
@@ -342,7 +364,7 @@ class V02TritonSource(ReleaseTableSource):
     kind = "v02_triton"
     config = "triton"
     description = "v0.2 PyTorch_triton_datasets tables (Triton-Stack, -Bench, -GPUMode, -AICE)"
-    spec = _subset("PyTorch_triton_datasets", "triton", ("task_name", "kernel_code"))
+    spec = _subset("PyTorch_triton_datasets", "triton", ("kernel_code",))
 
 
 #: folder name -> kind, for the release's expander and for ``kvdata sources --inspect``.

@@ -1,0 +1,19 @@
+# @MOD:2501@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x) + 59
+
+
+def get_inputs():
+    return [torch.randn(1024)]
+
+
+def get_init_inputs():
+    return []
