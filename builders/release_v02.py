@@ -361,10 +361,27 @@ class V02QaSource(ReleaseTableSource):
 
 
 class V02TritonSource(ReleaseTableSource):
+    """The four Triton sources of v0.2. ``preset`` (``stack``, ``bench``, ``gpumode``, ``aice``) names the source
+    of every table read; without it a table's file name names it. Their columns are not public beyond the unified
+    schema's, so every preset maps columns as the other v0.2 kinds do (``columns`` overrides)."""
+
     kind = "v02_triton"
     config = "triton"
-    description = "v0.2 PyTorch_triton_datasets tables (Triton-Stack, -Bench, -GPUMode, -AICE)"
+    description = "v0.2 PyTorch_triton_datasets tables (Triton-Stack, -Bench, -GPUMode, -AICE; preset=...)"
     spec = _subset("PyTorch_triton_datasets", "triton", ("kernel_code",))
+    options_known = ReleaseTableSource.options_known | {"preset"}
+
+    def check_options(self) -> None:
+        super().check_options()
+        preset = self.option("preset")
+        if preset is not None and str(preset).lower() not in TRITON_PRESETS:
+            raise self.option_error(f"`preset` must be one of {', '.join(TRITON_PRESETS)}, got {preset!r}")
+
+    def pipeline_of(self, ref: str) -> str:
+        preset = self.option("preset")
+        if preset is not None and not self.option("pipeline"):
+            return TRITON_PRESETS[str(preset).lower()]
+        return super().pipeline_of(ref)
 
 
 #: folder name -> kind, for the release's expander and for ``kvdata sources --inspect``.

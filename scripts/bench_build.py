@@ -439,15 +439,17 @@ def main() -> None:
                 print(f"  workers={w} {mode}: {median(args.against):.1f} s -> {median('this'):.1f} s = "
                       f"{median(args.against) / median('this'):.2f}x")
     if len(corpora) > 1:
-        def layout_median(layout):
-            xs = sorted(r["seconds"] for r in results if r["layout"] == layout and r["code"] == "this")
-            return xs[len(xs) // 2]
         first = next(iter(corpora))
-        print(f"\nmedian seconds per layout (ratio to {first}): " + ", ".join(
-            f"{layout} {layout_median(layout):.1f} s ({layout_median(layout) / layout_median(first):.2f}x)"
-            for layout in corpora))
-        if "v01" in corpora and "v01-tar" in corpora:
-            print(f"tar / folder: {layout_median('v01-tar') / layout_median('v01'):.2f}x")
+        for w in workers:
+            def layout_median(layout):
+                xs = sorted(r["seconds"] for r in results
+                            if r["layout"] == layout and r["code"] == "this" and r["workers"] == w)
+                return xs[len(xs) // 2]
+            print(f"\nworkers={w}: median seconds per layout (ratio to {first}): " + ", ".join(
+                f"{layout} {layout_median(layout):.1f} s ({layout_median(layout) / layout_median(first):.2f}x)"
+                for layout in corpora))
+            if "v01" in corpora and "v01-tar" in corpora:
+                print(f"workers={w}: tar / folder {layout_median('v01-tar') / layout_median('v01'):.2f}x")
     best: dict[int, dict] = {}
     for r in results:
         if r["license_cache"] != modes[0] or r["code"] != "this":

@@ -350,3 +350,11 @@ def test_kit_row_of_the_reference_itself_is_baseline_only(tmp_path):
     rows_file.write_text(json.dumps(rows, indent=2))
     kept, rejects = read("hip2hip", tmp_path / "kit")
     assert len(kept) == 2 and [r.reason.value for r in rejects] == ["baseline_only"]
+
+
+def test_v02_triton_preset_names_the_source_of_every_table(v02):
+    release, manifests = v02
+    kept, _ = read("v02_triton", release / "v0.2" / "PyTorch_triton_datasets", preset="aice")
+    assert {k.provenance.pipeline for k in kept} == {"triton-aice"} and len(kept) == 16
+    with pytest.raises(ValueError, match="preset"):
+        source_class("v02_triton")(str(release), preset="nope")
