@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 from kvdata.audit.lexical import LexicalScanner, ngram_hashes
 from kvdata.audit.triton_kernels.extract import TritonKernel, extract_many
 from kvdata.audit.triton_kernels.ops import OpDifference, op_differences
+from kvdata.audit.triton_kernels.weights import ShingleWeights
 
 __all__ = ["KernelMatch", "KernelMatching", "KernelTable", "kernel_matches", "match_kernels", "extract_all",
            "SHINGLE", "NGRAM", "AST_SHINGLE"]
@@ -63,6 +64,12 @@ class KernelMatch:
     ops_missing: int = 0
     ops_extra: int = 0
     op_conflicts: int = 0
+    # the same three measures with each shingle weighted by its IDF over the training kernels (:mod:`.weights`),
+    # and the benchmark kernel's information (the sum of its shingles' weights): NaN where not computed
+    w_jaccard: float = math.nan
+    w_containment: float = math.nan
+    w_ast_similarity: float = math.nan
+    bench_information: float = math.nan
 
     @property
     def best(self) -> float:
@@ -180,8 +187,9 @@ def kernel_matches(bench: Sequence[tuple[str, str]], train: Sequence[tuple[str, 
 
 
 def match_kernels(bench: Sequence[tuple[str, str]], train: Sequence[tuple[str, str]], *, floor: float = 0.5,
-                  progress: bool = True) -> KernelMatching:
-    """:func:`kernel_matches`, with the kernel tables of both sides (which rows hold no kernel, which did not parse)."""
+                  progress: bool = True, weighted: bool = True) -> KernelMatching:
+    """:func:`kernel_matches`, with the kernel tables of both sides (which rows hold no kernel, which did not parse).
+    ``weighted`` also computes the IDF-weighted measures of every match (:mod:`.weights`)."""
     if not 0.0 < floor <= 1.0:
         raise ValueError(f"floor must be in (0, 1], got {floor}")
     b_tab = extract_all(bench, progress=progress, desc="benchmark kernels")
@@ -194,14 +202,15 @@ def match_kernels(bench: Sequence[tuple[str, str]], train: Sequence[tuple[str, s
                                 ngram=AST_SHINGLE)
     lex = _scan(lexical, t_tab.normalized, progress, "kernel pairs (lexical)")
     ast_hits = _scan(structural, t_tab.ast_forms, progress, "kernel pairs (AST)")
-    scores = _complete(lex, ast_hits, b_tab, t_tab, floor)
+    scores = _complete(lex, ast_hits, b_tab, t_tab, floor, KernelWeights.of_training(t_tab) if weighted else None)
     return KernelMatching(_expand(scores, b_tab, t_tab), b_tab, t_tab)
 
 
 def _complete(lex: dict, ast_hits: dict, b_tab: KernelTable, t_tab: KernelTable,
-              floor: float) -> dict[tuple[int, int], tuple[float, float, float]]:
+              floor: float, weights: "KernelWeights | None" = None) -> dict[tuple[int, int], tuple]:
     """(jaccard, containment, ast_similarity) of every found (train form, bench form) pair, filling in exactly
-    the measures its scan did not compute; pairs whose best measure stays below ``floor`` are dropped."""
+    the measures its scan did not compute; pairs whose best measure stays below ``floor`` are dropped. With
+    ``weights``, each tuple also holds the weighted measures and the benchmark kernel's information."""
     pairs = set(lex) | {p for p, (j, _) in ast_hits.items() if not math.isnan(j)}
     need_lex = [p for p in pairs if p not in lex or any(math.isnan(v) for v in lex[p])]
     need_ast = [p for p in pairs if p not in ast_hits or math.isnan(ast_hits[p][0])]
@@ -227,7 +236,30 @@ def _complete(lex: dict, ast_hits: dict, b_tab: KernelTable, t_tab: KernelTable,
             a = _jaccard(sets["train_ast"][t], sets["bench_ast"][b])
         if max(j, c, a) >= floor - 1e-12:
             out[p] = (j, c, a)
+    if weights is not None and out:
+        for name, exact in sets.items():
+            exact.prepare([t for t, _ in out] if name.startswith("train") else [b for _, b in out])
+        for (t, b), (j, c, a) in list(out.items()):
+            out[(t, b)] = (j, c, a,
+                           weights.lexical.jaccard(sets["train_sh"][t], sets["bench_sh"][b]),
+                           weights.ngram.containment(sets["bench_ng"][b], sets["train_ng"][t]),
+                           weights.ast.jaccard(sets["train_ast"][t], sets["bench_ast"][b]),
+                           weights.lexical.information(sets["bench_sh"][b]))
     return out
+
+
+@dataclass
+class KernelWeights:
+    """The IDF weights of the three measures' shingles over one training side's distinct kernel forms."""
+
+    lexical: ShingleWeights
+    ngram: ShingleWeights
+    ast: ShingleWeights
+
+    @classmethod
+    def of_training(cls, table: "KernelTable") -> "KernelWeights":
+        return cls(ShingleWeights(table.normalized, SHINGLE), ShingleWeights(table.normalized, NGRAM),
+                   ShingleWeights(table.ast_forms, AST_SHINGLE))
 
 
 def _expand(scores: dict, b_tab: KernelTable, t_tab: KernelTable) -> list[KernelMatch]:
@@ -246,7 +278,7 @@ def _expand(scores: dict, b_tab: KernelTable, t_tab: KernelTable) -> list[Kernel
     op_key: dict[int, tuple] = {}           # train kernel -> its ops, hashable (equal ops compare once)
     op_cache: dict[tuple[int, tuple], OpDifference] = {}
     for (t, b), s in scores.items():
-        rank = (max(s), sum(s))
+        rank = (max(s[:3]), sum(s[:3]))
         for bk in b_members[b]:
             bker = b_tab.kernels[bk]
             for tk in t_members[t]:
@@ -263,7 +295,9 @@ def _expand(scores: dict, b_tab: KernelTable, t_tab: KernelTable) -> list[Kernel
                 if cur is None or rank > cur[0]:
                     best[slot] = (rank, tk, s, ops)
     out = []
-    for (bk, row, conflicting), (rank, tk, (j, c, a), ops) in best.items():
+    for (bk, row, conflicting), (rank, tk, s, ops) in best.items():
+        j, c, a = s[:3]
+        weighted = s[3:] if len(s) > 3 else (math.nan,) * 4
         if conflicting and (bk, row, False) in best and best[(bk, row, False)][0] >= rank:
             continue
         bker, tker = b_tab.kernels[bk], t_tab.kernels[tk]
@@ -272,7 +306,9 @@ def _expand(scores: dict, b_tab: KernelTable, t_tab: KernelTable) -> list[Kernel
                                containment=float(c), ast_similarity=float(a), bench_line=bker.start_line,
                                train_line=tker.start_line, bench_tokens=bker.n_tokens,
                                train_tokens=tker.n_tokens, ops_missing=ops.missing, ops_extra=ops.extra,
-                               op_conflicts=ops.conflicts))
+                               op_conflicts=ops.conflicts, w_jaccard=float(weighted[0]),
+                               w_containment=float(weighted[1]), w_ast_similarity=float(weighted[2]),
+                               bench_information=float(weighted[3])))
     out.sort(key=lambda m: (m.bench_id, m.train_id, m.bench_line, m.op_conflicts))
     return out
 

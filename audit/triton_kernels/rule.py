@@ -52,15 +52,26 @@ class KernelFlagRule:
     ast_similarity: float = 0.8
     min_tokens: int = 60
     max_op_conflicts: Optional[int] = 0
+    #: judge the IDF-weighted measures (:mod:`.weights`) instead, with ``min_information`` in place of
+    #: ``min_tokens``: boilerplate shingles count for little, so small generic kernels stop matching everything
+    weighted: bool = False
+    min_information: float = 0.0
 
     def verdict(self, m: KernelMatch) -> tuple[bool, str]:
         """(flagged, reason): the reason lists the measures at threshold (``kernel_jaccard>=0.8;...``), as
         ``vetoed:op_conflicts=N (...)`` when the op veto dropped them; '' when no measure reached its threshold."""
-        if m.bench_tokens < self.min_tokens:
-            return False, ""
-        reasons = ";".join(f"kernel_{name}>={getattr(self, name):g}"
-                           for name in ("jaccard", "containment", "ast_similarity")
-                           if getattr(m, name) >= getattr(self, name) - 1e-12)
+        if self.weighted:
+            if not m.bench_information >= self.min_information:      # NaN (not computed) never flags
+                return False, ""
+            values = {"jaccard": m.w_jaccard, "containment": m.w_containment, "ast_similarity": m.w_ast_similarity}
+            prefix = "kernel_w_"
+        else:
+            if m.bench_tokens < self.min_tokens:
+                return False, ""
+            values = {"jaccard": m.jaccard, "containment": m.containment, "ast_similarity": m.ast_similarity}
+            prefix = "kernel_"
+        reasons = ";".join(f"{prefix}{name}>={getattr(self, name):g}" for name, value in values.items()
+                           if value >= getattr(self, name) - 1e-12)
         if reasons and self.max_op_conflicts is not None and m.op_conflicts > self.max_op_conflicts:
             return False, f"vetoed:op_conflicts={m.op_conflicts} ({reasons})"
         return bool(reasons), reasons

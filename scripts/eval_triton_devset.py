@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The Triton kernel rule on real code: TritonBench-G against the GitHub repositories its items came from.
+
+The development set (``audit/devsets/tritonbench_g_real.json``, made by ``scripts/triton_devset.py``) names, per
+repository, a commit and its Triton files, and labels every TritonBench-G item *by provenance*: ``present`` when
+its repository holds a file of its name (``verbatim``, ``edited`` or ``rewritten`` by how much of the text is
+still the same, a plain ``difflib`` ratio, not any audit measure), ``absent`` when its repository is not in the
+set, ``unlocated``/``unknown`` otherwise (not scored). Repositories, and so items, are split into ``tune`` and
+``heldout``.
+
+The script matches every benchmark kernel against every training kernel once, then scores rules: the plain rule
+(``KernelFlagRule()``) and IDF-weighted ones over a grid, choosing the weighted rule on the ``tune`` split alone
+and reporting it on both. An item is *found* when one of its kernels flags against one of its true files, and
+*flagged* when one flags anywhere.
+
+    python scripts/triton_devset.py materialise --manifest audit/devsets/tritonbench_g_real.json --out /tmp/devset
+    python scripts/eval_triton_devset.py --files /tmp/devset/train --json out/eval_triton_devset.json
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import difflib
+import itertools
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+MANIFEST = REPO / "audit" / "devsets" / "tritonbench_g_real.json"
+
+#: difflib ratio of the benchmark's text to the repository's file at or above which an edit is light
+EDITED_RATIO = 0.6
+
+
+@dataclass
+class Score:
+    split: str
+    found_close: int          # verbatim + edited items found against a true file
+    close: int
+    found_all: int            # every present item found against a true file
+    present: int
+    flagged_absent: int
+    absent: int
+
+    @property
+    def recall_close(self) -> float:
+        return self.found_close / self.close if self.close else float("nan")
+
+    @property
+    def recall_all(self) -> float:
+        return self.found_all / self.present if self.present else float("nan")
+
+    @property
+    def false_rate(self) -> float:
+        return self.flagged_absent / self.absent if self.absent else float("nan")
+
+
+def sub_label(bench_text: str, train_texts: list[str]) -> str:
+    """verbatim / edited / rewritten, by the best plain difflib ratio to a true file (lines stripped)."""
+    def clean(t):
+        return [line.rstrip() for line in t.splitlines() if line.strip()]
+    b = clean(bench_text)
+    best = 0.0
+    for t in train_texts:
+        if clean(t) == b:
+            return "verbatim"
+        best = max(best, difflib.SequenceMatcher(None, b, clean(t), autojunk=False).ratio())
+    return "edited" if best >= EDITED_RATIO else "rewritten"
+
+
+def load(manifest: Path, files: Path):
+    m = json.loads(manifest.read_text())
+    bench_all = json.loads((DATA / m["benchmark"]["path"]).read_text())
+    train = []
+    for r in m["repos"]:
+        folder = files / r["repo"].replace("/", "__")
+        for path in r["files"]:
+            f = folder / path
+            if f.is_file():
+                train.append((f"{r['repo']}/{path}", f.read_text(encoding="utf-8", errors="replace")))
+    texts = dict(train)
+    items = []
+    for it in m["items"]:
+        if it["label"] not in ("present", "absent"):
+            continue
+        bench = bench_all[it["index"]]
+        true = [f"{p['repo']}/{p['path']}" for p in it.get("train_paths", [])]
+        true = [t for t in true if t in texts]
+        if it["label"] == "present" and not true:
+            continue
+        label = "absent" if it["label"] == "absent" else sub_label(bench["output"], [texts[t] for t in true])
+        items.append({"id": f"{it['index']}:{it['file']}", "code": bench["output"], "label": label,
+                      "split": it["split"], "true": set(true)})
+    return items, train
+
+
+def score(items, flags_by_item, split: str) -> Score:
+    sel = [it for it in items if it["split"] == split]
+    close = [it for it in sel if it["label"] in ("verbatim", "edited")]
+    present = [it for it in sel if it["label"] != "absent"]
+    absent = [it for it in sel if it["label"] == "absent"]
+
+    def found(it):
+        return bool(flags_by_item.get(it["id"], set()) & it["true"])
+    return Score(split, sum(map(found, close)), len(close), sum(map(found, present)), len(present),
+                 sum(1 for it in absent if flags_by_item.get(it["id"])), len(absent))
+
+
+def flags(matches, rule) -> dict[str, set]:
+    out = collections.defaultdict(set)
+    for m in matches:
+        if rule.flags(m):
+            out[m.bench_id].add(m.train_id)
+    return out
+
+
+def main(argv=None) -> int:
+    from kvdata.audit.triton_kernels import KernelFlagRule, match_kernels
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--manifest", type=Path, default=MANIFEST)
+    ap.add_argument("--files", type=Path, required=True, help="the materialised training files (…/train)")
+    ap.add_argument("--max-false", type=float, default=0.05, help="tuning: the most absent items flagged (tune split)")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    if not args.files.is_dir():
+        sys.exit(f"{args.files} is not a folder; run scripts/triton_devset.py materialise first")
+    items, train = load(args.manifest, args.files)
+    t0 = time.perf_counter()
+    matching = match_kernels([(it["id"], it["code"]) for it in items], train, floor=0.5, progress=False)
+    match_s = time.perf_counter() - t0
+    labels = collections.Counter((it["split"], it["label"]) for it in items)
+    print(f"{len(train)} training files, {len(items)} scored items {dict(sorted(labels.items()))}; "
+          f"matching {match_s:.1f} s, {len(matching.matches)} kernel matches")
+
+    rules = {"plain (default)": KernelFlagRule()}
+    grid = itertools.product((0.5, 0.6, 0.7, 0.8), (0.6, 0.7, 0.8, 0.9), (0.7, 0.8, 0.9), (0.0, 20.0, 40.0, 80.0))
+    candidates = {f"weighted j{j:g} c{c:g} a{a:g} info{i:g}": KernelFlagRule(jaccard=j, containment=c,
+                                                                           ast_similarity=a, weighted=True,
+                                                                           min_information=i)
+                  for j, c, a, i in grid}
+    tuned = {name: score(items, flags(matching.matches, rule), "tune") for name, rule in candidates.items()}
+    ok = {n: s for n, s in tuned.items() if s.false_rate <= args.max_false}
+    best = max(ok or tuned, key=lambda n: ((ok or tuned)[n].recall_all, (ok or tuned)[n].recall_close,
+                                          -(ok or tuned)[n].false_rate))
+    rules[best] = candidates[best]
+    results = []
+    print(f"\n{'rule':44} {'split':8} {'verbatim/edited':>16} {'all present':>13} {'absent flagged':>15}")
+    for name, rule in rules.items():
+        f = flags(matching.matches, rule)
+        for split in ("tune", "heldout"):
+            s = score(items, f, split)
+            results.append({"rule": name, **asdict(s), "recall_close": s.recall_close, "recall_all": s.recall_all,
+                            "false_rate": s.false_rate})
+            print(f"{name:44} {split:8} {s.found_close:>4}/{s.close:<4} {s.recall_close:5.2f}  "
+                  f"{s.found_all:>4}/{s.present:<4} {s.recall_all:4.2f}  {s.flagged_absent:>4}/{s.absent:<4} "
+                  f"{s.false_rate:5.2f}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"manifest": str(args.manifest), "train_files": len(train),
+                                         "match_seconds": match_s, "chosen": best, "results": results,
+                                         "labels": {f"{k[0]}/{k[1]}": v for k, v in labels.items()}}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
