@@ -74,9 +74,9 @@ class Thresholds:
     structural: float = 0.95
     structural_containment: float = 0.95
     behavioural: float = 0.999
-    kernel_jaccard: float = 0.8
+    kernel_jaccard: float = 0.8         # on the IDF-weighted kernel measures (kvdata.audit.triton_kernels.rule)
     kernel_containment: float = 0.8
-    kernel_ast: float = 0.8
+    kernel_ast: float = 0.9
     structural_veto: Optional[float] = 0.5
     behavioural_veto: Optional[float] = 0.5
 

@@ -284,11 +284,13 @@ class KernelStep:
                 best[(m.bench_id, m.train_id)] = (rank, m, reason)
         for (b, t), ((ok, _), m, reason) in best.items():
             p = ctx.pair(b, t)
-            p.kernel_jaccard, p.kernel_containment, p.kernel_ast = m.jaccard, m.containment, m.ast_similarity
+            # the measures the rule judged: IDF-weighted by default (kvdata.audit.triton_kernels.weights)
+            p.kernel_jaccard, p.kernel_containment, p.kernel_ast = (
+                (m.w_jaccard, m.w_containment, m.w_ast_similarity) if rule.weighted
+                else (m.jaccard, m.containment, m.ast_similarity))
             p.kernels = f"{m.bench_kernel}~{m.train_kernel} (lines {m.bench_line}/{m.train_line})"
             p.kernel_veto = "" if ok else (reason.split(" ")[0].removeprefix("vetoed:") if reason else
-                                           f"short:{m.bench_tokens}<{rule.min_tokens} tokens"
-                                           if m.bench_tokens < rule.min_tokens else "below_threshold")
+                                           _small(m, rule) or "below_threshold")
         for side, table in (("bench", matching.bench), ("train", matching.train)):
             without = set(table.rows_without_kernels)
             counts: dict[str, int] = {}
@@ -304,6 +306,15 @@ class KernelStep:
 
 def _kernel_key(m) -> float:
     return max(v for v in (m.jaccard, m.containment, m.ast_similarity) if not math.isnan(v))
+
+
+def _small(m, rule) -> str:
+    """The reason code of a benchmark kernel too small to count under ``rule``, or ''."""
+    if rule.weighted and not m.bench_information >= rule.min_information:
+        return f"small:information {m.bench_information:.0f}<{rule.min_information:g}"
+    if not rule.weighted and m.bench_tokens < rule.min_tokens:
+        return f"short:{m.bench_tokens}<{rule.min_tokens} tokens"
+    return ""
 
 
 # ---------------------------------------------------------------------------------------------- behavioural

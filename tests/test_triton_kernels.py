@@ -225,7 +225,7 @@ def test_flag_rule_calibration(bench, bench_rows):
     similarity nearly always and absent ones below it; the lexical measures separate less well (look-alikes of
     absent items read alike), which the op veto makes up for.
     """
-    rule = KernelFlagRule()
+    rule = KernelFlagRule(weighted=False, ast_similarity=0.8)          # the plain rule's calibration
     pos = collections.defaultdict(list)
     neg = collections.defaultdict(list)
     vetoed_look_alikes = 0
@@ -266,7 +266,9 @@ def test_tritonbench_against_itself_finds_its_own_kernels(bench_rows):
         for k in kernels:
             m = own[(item, k.name, k.start_line)]
             assert (m.jaccard, m.containment, m.ast_similarity, m.op_conflicts) == (1.0, 1.0, 1.0, 0)
-            assert rule.flags(m) == (k.n_tokens >= rule.min_tokens)
+            assert (m.w_jaccard, m.w_containment, m.w_ast_similarity) == (1.0, 1.0, 1.0)
+            # a copy flags when its kernel says enough: information (IDF over the training side), not length
+            assert rule.flags(m) == (m.bench_information >= rule.min_information)
         assert any(rule.flags(own[(item, k.name, k.start_line)]) for k in kernels), item
 
 

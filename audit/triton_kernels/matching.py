@@ -70,6 +70,7 @@ class KernelMatch:
     w_containment: float = math.nan
     w_ast_similarity: float = math.nan
     bench_information: float = math.nan
+    bench_ops: int = 0                 # the benchmark kernel's compute ops, with multiplicity (helpers included)
 
     @property
     def best(self) -> float:
@@ -308,7 +309,8 @@ def _expand(scores: dict, b_tab: KernelTable, t_tab: KernelTable) -> list[Kernel
                                train_tokens=tker.n_tokens, ops_missing=ops.missing, ops_extra=ops.extra,
                                op_conflicts=ops.conflicts, w_jaccard=float(weighted[0]),
                                w_containment=float(weighted[1]), w_ast_similarity=float(weighted[2]),
-                               bench_information=float(weighted[3])))
+                               bench_information=float(weighted[3]),
+                               bench_ops=sum(bker.ops.values()) + sum(bker.guarded_ops.values())))
     out.sort(key=lambda m: (m.bench_id, m.train_id, m.bench_line, m.op_conflicts))
     return out
 
