@@ -2,7 +2,8 @@
 
 - ``pairs.parquet``: every scored pair, each measure, the flag and its reason, the matching kernels;
 - ``summary.parquet``: one row per benchmark item, the largest value of each measure and the row reaching it;
-- ``coverage.parquet``: one row per benchmark item and training row, traced/probed or the reason why not;
+- ``coverage.parquet``: one row per benchmark item and training row, traced/probed or the reason why not, and the
+  windows the embedder saw of it;
 - ``train_decontaminated.parquet``: the training rows no flagged pair names;
 - ``clean_tasks.txt``: the benchmark ids with no flagged pair (what ``kvdata score --clean-tasks`` reads);
 - ``audit.json``: counts, thresholds, measures run, notes and the coverage summary, for scripts.
@@ -42,7 +43,8 @@ def _coverage_schema():
 
     return pa.schema([("side", pa.string()), ("id", pa.string()), ("traced", pa.bool_()),
                       ("trace_reason", pa.string()), ("probed", pa.bool_()), ("probe_reason", pa.string()),
-                      ("n_kernels", pa.int64())])
+                      ("n_kernels", pa.int64()), ("embed_windows", pa.int64()), ("embed_windows_needed", pa.int64()),
+                      ("embed_reason", pa.string())])
 
 
 def summary_rows(result) -> list[dict]:

@@ -21,7 +21,7 @@ from kvdata.audit.lexical import pair_scores
 from kvdata.audit.normalize import strip_comments
 from kvdata.audit.outputs import summary_rows, write_outputs
 from kvdata.audit.pairs import PairScores, Thresholds, flag_pair
-from kvdata.audit.steps import MEASURES, STEPS, AuditContext, AuditOptions, StructuralStep, lexical_pairs
+from kvdata.audit.steps import MEASURES, STEPS, AuditContext, AuditOptions, SemanticStep, StructuralStep, lexical_pairs
 from kvdata.audit.training import TrainingRows
 
 log = logging.getLogger(__name__)
@@ -95,6 +95,8 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
         finally:
             seconds[step.name] = time.perf_counter() - started
     _fill_lexical(ctx)
+    if "semantic" in ctx.measures_run:
+        SemanticStep.fill(ctx)
     if "structural" in ctx.measures_run:
         StructuralStep.fill(ctx, list(ctx.pairs.values()))
     flagged = [flag_pair(p, opts.thresholds) for p in ctx.pairs.values()]

@@ -43,7 +43,7 @@ import numpy as np
 from kvdata.kv_store import KeyValueStore
 
 from kvdata.audit.embedding_backends import WindowEncoder, load_encoder
-from kvdata.audit.embedding_windows import Chunking, WindowCutter, WindowGroup
+from kvdata.audit.embedding_windows import Chunking, WindowCutter, WindowGroup, window_spans
 
 logger = logging.getLogger(__name__)
 
@@ -223,6 +223,20 @@ class Embedder:
             return np.zeros((0, self.dimension()), dtype=np.float32)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
 
+    def window_counts(self, texts: Sequence[str]) -> list[tuple[int, int]]:
+        """(windows embedded, windows the whole text needs) per text: a document longer than ``max_windows``
+        windows is embedded from evenly sampled windows, so its vector covers part of it. Texts too short to reach
+        the cap are not tokenised (one window of a few thousand characters at most)."""
+        cap = self.chunking.max_windows
+        out = [(1, 1)] * len(texts)
+        long_at = [i for i, t in enumerate(texts) if isinstance(t, str) and len(t) > cap * self.chunking.window_tokens]
+        if long_at:
+            full = Chunking(self.chunking.window_tokens, self.chunking.overlap_tokens, max_windows=1 << 30)
+            for i, ids in zip(long_at, self._cutter.token_ids([texts[i] for i in long_at])):
+                needed = len(window_spans(len(ids), full)[0])
+                out[i] = (min(needed, cap), needed)
+        return out
+
     def _embed_uncached(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of ``texts`` straight from the model (no cache), (n, dim) float32."""
         parts = list(self._vectors(list(texts)))
@@ -332,6 +346,30 @@ def nearest_neighbours(queries: np.ndarray, corpus: np.ndarray, k: int = 5, devi
         best_s, pos = torch.topk(cand_s, min(k, cand_s.shape[1]), dim=1)
         best_i = torch.gather(cand_i, 1, pos)
     return best_s.cpu().numpy(), best_i.cpu().numpy()
+
+
+@dataclass
+class SemanticSides:
+    """Both sides' document vectors (rows L2-normalised, in input order) and each document's window coverage."""
+
+    bench: np.ndarray
+    train: np.ndarray
+    bench_windows: list[tuple[int, int]]
+    train_windows: list[tuple[int, int]]
+
+
+def embed_sides(bench_texts: Sequence[str], train_texts: Sequence[str], model: Optional[str] = None, cache_dir=None,
+                device: Optional[str] = None, backend: str = "auto", precision: str = "auto", progress: bool = True,
+                stats: Optional[dict] = None, max_windows: Optional[int] = None) -> SemanticSides:
+    """Both sides embedded once (the cache serves what an earlier run embedded), with their window coverage: the
+    audit's nearest neighbours come from these vectors, and so does the cosine of every pair another measure
+    found (no pair is left without one)."""
+    opts = dict(model=model, cache_dir=cache_dir, device=device, batch_size=None, backend=backend,
+                precision=precision, progress=progress, max_windows=max_windows)
+    bench = embed(bench_texts, **opts)
+    train = embed(train_texts, stats=stats, **opts)
+    emb = _embedder(model, cache_dir, device, None, backend, precision, max_windows)
+    return SemanticSides(bench, train, emb.window_counts(list(bench_texts)), emb.window_counts(list(train_texts)))
 
 
 def semantic_topk(bench_ids: Sequence, bench_texts: Sequence[str], train_ids: Sequence, train_texts: Sequence[str],

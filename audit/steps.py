@@ -12,8 +12,9 @@ import math
 import multiprocessing
 import os
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
+import numpy as np
 from tqdm.auto import tqdm
 
 from kvdata.audit.benchmarks import BenchmarkItem
@@ -73,6 +74,7 @@ class AuditContext:
     measures_run: list[str] = field(default_factory=list)
     bench_fps: dict = field(default_factory=dict)
     train_fps: dict = field(default_factory=dict)
+    embeddings: Any = None               # the semantic step's vectors of both sides (semantic.SemanticSides)
 
     def pair(self, bench_id: str, train_id: str) -> PairScores:
         return self.pairs.setdefault((bench_id, train_id), PairScores(bench_id, train_id))
@@ -172,7 +174,10 @@ class LexicalStep:
 
 # ---------------------------------------------------------------------------------------------- semantic
 class SemanticStep:
-    """Each benchmark item's ``semantic_k`` nearest training rows by embedding cosine."""
+    """Each benchmark item's ``semantic_k`` nearest training rows by embedding cosine, and (:meth:`fill`, once every
+    measure ran) the cosine of every other pair found, so no scored pair lacks one. A document longer than the
+    window budget is embedded from sampled windows; coverage records how many (``embed_windows`` of
+    ``embed_windows_needed``, reason ``sampled``)."""
 
     name = "semantic"
 
@@ -182,16 +187,43 @@ class SemanticStep:
         o = ctx.options
         kwargs = {"backend": o.semantic_backend} if o.semantic_backend else {}
         stats: dict = {}
-        hits = semantic.semantic_topk([it.id for it in ctx.bench], [it.code for it in ctx.bench], ctx.train.ids,
-                                      ctx.train.code, k=o.semantic_k, model=o.semantic_model,
-                                      cache_dir=o.cache_dir, device=o.device, progress=o.progress, stats=stats,
-                                      max_windows=o.embed_max_windows, **kwargs)
-        for b, t, cos in hits:
-            ctx.pair(b, t).cosine = cos
+        sides = semantic.embed_sides([it.code for it in ctx.bench], ctx.train.code, model=o.semantic_model,
+                                     cache_dir=o.cache_dir, device=o.device, progress=o.progress, stats=stats,
+                                     max_windows=o.embed_max_windows, **kwargs)
+        ctx.embeddings = sides
+        scores, idx = semantic.nearest_neighbours(sides.bench, sides.train, k=o.semantic_k, device=o.device)
+        for b, it in enumerate(ctx.bench):
+            for j in range(idx.shape[1]):
+                ctx.pair(it.id, ctx.train.ids[int(idx[b, j])]).cosine = float(scores[b, j])
+        for side, ids, windows in (("bench", [it.id for it in ctx.bench], sides.bench_windows),
+                                   ("train", ctx.train.ids, sides.train_windows)):
+            for rid, (used, needed) in zip(ids, windows):
+                cov = ctx.coverage.get(side, rid)
+                cov.embed_windows, cov.embed_windows_needed = used, needed
+                cov.embed_reason = "" if used >= needed else "sampled"
+        sampled = sum(1 for _, (u, n) in zip(ctx.train.ids, sides.train_windows) if u < n)
         ctx.notes.append(f"semantic: {stats.get('backend')} on {stats.get('device')}, at most "
                          f"{stats.get('max_windows')} windows a document; {stats.get('embedded', 0)} training rows "
-                         f"embedded, {stats.get('cached', 0)} from the cache"
+                         f"embedded, {stats.get('cached', 0)} from the cache; {sampled} training rows longer than "
+                         "that, embedded from sampled windows (coverage.parquet: embed_reason=sampled)"
                          + (f"; {stats['note']}" if stats.get("note") else ""))
+
+    @staticmethod
+    def fill(ctx: AuditContext) -> None:
+        """The cosine of every pair another measure found (dot products of the vectors already computed)."""
+        sides = getattr(ctx, "embeddings", None)
+        if sides is None:
+            return
+        b_index = {it.id: i for i, it in enumerate(ctx.bench)}
+        t_index = {t: i for i, t in enumerate(ctx.train.ids)}
+        todo = [p for p in ctx.pairs.values() if math.isnan(p.cosine)]
+        if not todo:
+            return
+        b = np.asarray([b_index[p.bench_id] for p in todo])
+        t = np.asarray([t_index[p.train_id] for p in todo])
+        cos = np.einsum("ij,ij->i", sides.bench[b], sides.train[t])
+        for p, c in zip(todo, cos.tolist()):
+            p.cosine = float(c)
 
 
 # ---------------------------------------------------------------------------------------------- structural

@@ -262,3 +262,33 @@ def test_throughput_probe_reports_docs_per_second():
     out = S.embedding_throughput(n_docs=4, doc_chars=600, device="cpu", backend="torch", precision="fp32")
     assert out["docs_per_s"] > 0 and out["device"] == "cpu" and out["n_docs"] == 4
     assert out["backend"] == "torch-fp32" and out["windows_per_doc"] >= 1
+
+
+def test_every_scored_pair_gets_a_cosine_and_long_rows_say_they_were_sampled(shared_data, tmp_path):
+    """The audit's semantic measure, end to end: pairs other measures found beyond the k nearest get their cosine,
+    and a training file longer than the CPU window budget is marked sampled in coverage.parquet."""
+    import json
+    import math
+
+    import pyarrow.parquet as pq
+
+    from kvdata.audit.benchmarks import load_benchmark
+    from kvdata.audit.outputs import write_outputs
+    from kvdata.audit.pipeline import run_audit
+    from kvdata.audit.training import TrainingRows
+
+    items = json.loads((shared_data / "tritonbench" / "TritonBench_G_v1.json").read_text())
+    bench = load_benchmark("tritonbench-g", shared_data / "tritonbench" / "TritonBench_G_v1.json")[:12]
+    codes = [it["output"] for it in items[:12]]
+    long_file = "\n\n".join(codes * 4)                        # far past 3 windows of 254 tokens
+    train = TrainingRows(["long.py"] + [f"copy{i}.py" for i in range(12)], [long_file] + codes, [None] * 13, "t")
+    result = run_audit(bench, train, measures=["lexical", "semantic"], semantic_k=1, cache_dir=str(tmp_path / "c"),
+                       progress=False)
+    assert result.pairs and all(not math.isnan(p.cosine) for p in result.pairs)
+    beyond_k = [p for p in result.pairs if p.train_id == "long.py"]          # found lexically, not by semantic k=1
+    assert beyond_k and all(-1.0 <= p.cosine <= 1.0 for p in beyond_k)
+    write_outputs(result, tmp_path / "out")
+    cov = {(r["side"], r["id"]): r for r in pq.read_table(tmp_path / "out" / "coverage.parquet").to_pylist()}
+    long_row = cov[("train", "long.py")]
+    assert long_row["embed_reason"] == "sampled" and long_row["embed_windows"] < long_row["embed_windows_needed"]
+    assert all(cov[("train", f"copy{i}.py")]["embed_windows"] >= 1 for i in range(12))
