@@ -2,6 +2,7 @@
 
     python scripts/bench_audit_e2e.py                 # 1,500 files against TritonBench-G; prints, writes JSON
     python scripts/bench_audit_e2e.py --files 300 --out e2e.json
+    python scripts/bench_audit_e2e.py --real /tmp/devset/train   # real code: the materialised Triton dev set
 
 The training side is :func:`synthetic_triton_corpus.triton_corpus` (median ~4,700 characters, ~10% over 20,000,
 a few over 100,000); the benchmark side TritonBench-G from the shared data folder. Every measure runs, each
@@ -32,11 +33,24 @@ from kvdata.audit.training import TrainingRows  # noqa: E402
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-def e2e(n_files: int, data: Path, device: str | None, workers: int | None, measures=None) -> dict:
-    ids, codes = triton_corpus(n_files, data / "tritonbench" / "TritonBench_G_v1.json", seed=0)
-    train = TrainingRows(ids, codes, [None] * len(ids), f"synthetic triton corpus ({n_files} files)")
+def real_corpus(folder: Path) -> tuple[list[str], list[str]]:
+    """Every ``.py`` file under ``folder`` (``scripts/triton_devset.py materialise``'s ``train/``), as (ids, codes)."""
+    files = sorted(p for p in folder.rglob("*.py") if p.is_file())
+    return [str(p.relative_to(folder)) for p in files], [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+def e2e(n_files: int, data: Path, device: str | None, workers: int | None, measures=None,
+        real: Path | None = None) -> dict:
+    if real is not None:
+        ids, codes = real_corpus(real)
+        n_files = len(ids)
+        source = f"real Triton files ({n_files}, {real})"
+    else:
+        ids, codes = triton_corpus(n_files, data / "tritonbench" / "TritonBench_G_v1.json", seed=0)
+        source = f"synthetic triton corpus ({n_files} files)"
+    train = TrainingRows(ids, codes, [None] * len(ids), source)
     bench = load_benchmark("tritonbench-g", data / "tritonbench" / "TritonBench_G_v1.json")
-    out = {"files": n_files, "chars": sum(map(len, codes)), "bench_items": len(bench), "runs": []}
+    out = {"files": n_files, "source": source, "chars": sum(map(len, codes)), "bench_items": len(bench), "runs": []}
     with tempfile.TemporaryDirectory(prefix="kv-e2e-cache-") as cache:
         for label in ("cold", "warm"):
             t0 = time.perf_counter()
@@ -71,10 +85,12 @@ def main() -> None:
     ap.add_argument("--device", default=None)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--measures", default=None, help="comma-separated subset (default: all)")
+    ap.add_argument("--real", type=Path, default=None,
+                    help="audit the real files under this folder instead of the synthetic corpus")
     ap.add_argument("--out", type=Path, default=Path("bench_audit_e2e.json"))
     args = ap.parse_args()
     result = e2e(args.files, args.data, args.device, args.workers,
-                 args.measures.split(",") if args.measures else None)
+                 args.measures.split(",") if args.measures else None, real=args.real)
     print_table(result)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
