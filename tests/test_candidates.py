@@ -23,3 +23,13 @@ def test_op_overlap_ranks_a_row_by_its_best_graph():
 def test_only_pairs_with_something_to_probe_on_both_sides():
     pairs = [PairScores("b", "hip", jaccard=0.9), PairScores("b", "torch", jaccard=0.8)]
     assert probe_candidates(pairs, {}, {}, probeable=({"b"}, {"torch"})) == [("b", "torch")]
+
+
+def test_probe_forecast_counts_pairs_by_level_and_says_how_to_trim():
+    from kvdata.audit.steps import PROBE_SECONDS, probe_forecast
+
+    todo = [("b1", "t1"), ("b1", "t2"), ("b3", "t1")]
+    text = probe_forecast(todo, {"b1": 1, "b3": 3}, workers=2)
+    assert "3 pairs to probe (level 1: 2, level 3: 1)" in text and "--levels 1,2" in text
+    minutes = (2 * PROBE_SECONDS[1] + PROBE_SECONDS[3]) / 2 / 60
+    assert f"about {minutes:.1f} min on 2 worker(s)" in text
