@@ -19,8 +19,9 @@ watched. A pair that hangs, crashes its worker or exhausts memory costs that pai
 a fresh one continues with the next pair. Every answer crosses as one JSON line, parsed into
 :class:`~kvdata.audit._probe_worker.ProbeAnswer` and checked against what was asked.
 
-Outcomes are cached in ``cache_dir`` (SQLite) by the hash of both codes, except the ones that depend on the
-machine (time and memory limits, a dead worker).
+Outcomes are cached in ``cache_dir`` (SQLite) by the hash of both codes as each one comes, except the ones that
+depend on the machine (time and memory limits, a dead worker); so an audit stopped with Ctrl-C keeps every probe
+it finished, and a rerun with the same ``cache_dir`` probes only the rest.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import hashlib
 import json
 import logging
 import math
+import threading
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,6 +62,7 @@ class ProbeOutcome:
     equivalent: bool
     reason: str           # "" when probed; else a code of REASON_CODES
     detail: str = ""      # which references matched and how, e.g. "Model ~ torch_reference: ..."
+    cached: bool = False  # the verdict came from the cache (an earlier, perhaps interrupted, run)
 
 
 @dataclass
@@ -141,26 +144,34 @@ def probe_pairs(pairs: Sequence[tuple[str, str]], bench_code: Mapping[str, str],
         keys[(b, t)] = key = pair_key(bench, train)
         todo.setdefault(key, (bench, train))
     cache = ProbeCache(cache_dir) if cache_dir else None
+    from_cache: set = set()
     if cache is not None and todo:
-        known.update(cache.get_many(list(todo)))
+        hits = cache.get_many(list(todo))
+        from_cache = set(hits)
+        known.update(hits)
         todo = {k: v for k, v in todo.items() if k not in known}
     if todo:
         items = list(todo.items())
         n_workers = max(1, min(workers or os.cpu_count() or 1, len(items)))
         bar = _progress(len(items), progress)
-        with ThreadPoolExecutor(n_workers) as pool:
-            for shard_result in pool.map(lambda s: _probe_shard(s, timeout_s, memory_mb, bar),
+        cancel = threading.Event()
+        store = cache.put if cache is not None else None     # each verdict cached as it comes
+        pool = ThreadPoolExecutor(n_workers)
+        try:
+            for shard_result in pool.map(lambda s: _probe_shard(s, timeout_s, memory_mb, bar, store, cancel),
                                          _shards(items, n_workers)):
-                for key, verdict in shard_result.items():
-                    known[key] = verdict
-                    if cache is not None:
-                        cache.put(key, verdict)
-        if bar is not None:
-            bar.close()
+                known.update(shard_result)
+        except KeyboardInterrupt:
+            cancel.set()                  # the shards stop at their next answer; what they probed is cached
+            raise
+        finally:
+            pool.shutdown(wait=True)
+            if bar is not None:
+                bar.close()
     out = {}
     for b, t in pairs:
         v = known.get(keys[(b, t)], _Verdict(float("nan"), False, "probe_error", "no answer"))
-        out[(b, t)] = ProbeOutcome(b, t, v.score, v.equivalent, v.reason, v.detail)
+        out[(b, t)] = ProbeOutcome(b, t, v.score, v.equivalent, v.reason, v.detail, keys[(b, t)] in from_cache)
     return out
 
 
@@ -176,7 +187,8 @@ def _shards(items: list, n: int) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None) -> dict[str, _Verdict]:
+def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None, store=None,
+                 cancel: Optional[threading.Event] = None) -> dict[str, _Verdict]:
     """Probe ``items`` in sandboxed workers (:class:`kvdata.sandbox_batch.BatchWorker`): a worker that dies or
     stops answering costs the pair it was on, and a fresh worker continues from the next."""
     from kvdata.sandbox import Sandbox, SandboxLimits
@@ -201,5 +213,5 @@ def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None) -> dic
                          startup_grace_s=STARTUP_GRACE_S, answer_grace_s=ANSWER_GRACE_S,
                          max_line_bytes=MAX_LINE_BYTES)
     results, _ = worker.run([(key, {"bench": bench, "train": train}) for key, (bench, train) in items],
-                            bar.update if bar is not None else None)
+                            bar.update if bar is not None else None, on_value=store, cancel=cancel)
     return results

@@ -43,6 +43,7 @@ class AuditResult:
     coverage: CoverageTable = field(default_factory=CoverageTable)
     seconds: dict[str, float] = field(default_factory=dict)   # wall time of each measure's step
     outputs: dict[str, Path] = field(default_factory=dict)
+    interrupted: Optional[str] = None    # the step a Ctrl-C stopped: pairs and coverage hold what came before
 
     @property
     def flagged(self) -> list[PairScores]:
@@ -80,6 +81,7 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
     ctx.coverage.add_side("bench", [it.id for it in bench])
     ctx.coverage.add_side("train", train.ids)
     seconds: dict[str, float] = {}
+    interrupted = None
     for step in STEPS:
         if step.name not in opts.measures:
             continue
@@ -87,6 +89,14 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
         try:
             step.run(ctx)
             ctx.measures_run.append(step.name)
+        except KeyboardInterrupt:
+            # Ctrl-C: keep what the steps so far found (the caches keep every embedding, trace and probe that
+            # finished), so the caller can write it and a rerun with the same cache picks up where this stopped
+            interrupted = step.name
+            ctx.notes.append(f"interrupted during {step.name}: the results hold the measures before it; rerun "
+                             "with the same --cache-dir to continue")
+            seconds[step.name] = time.perf_counter() - started
+            break
         except ImportError as exc:
             ctx.notes.append(f"{step.name} measure skipped: a dependency is missing ({exc})")
         except Exception as exc:  # one measure failing must not lose the others' results
@@ -101,7 +111,8 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
         StructuralStep.fill(ctx, list(ctx.pairs.values()))
     flagged = [flag_pair(p, opts.thresholds) for p in ctx.pairs.values()]
     flagged.sort(key=lambda p: (p.bench_id, -p.best(), p.train_id))
-    return AuditResult(bench, train, flagged, opts.thresholds, ctx.measures_run, ctx.notes, ctx.coverage, seconds)
+    return AuditResult(bench, train, flagged, opts.thresholds, ctx.measures_run, ctx.notes, ctx.coverage, seconds,
+                       interrupted=interrupted)
 
 
 def _fill_lexical(ctx: AuditContext) -> None:

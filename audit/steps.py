@@ -394,7 +394,8 @@ class BehaviouralStep:
                 cov.probed = ok
                 cov.probe_reason = "" if ok else (reasons[0] if reasons else "")
         n_ok = sum(1 for o_ in outcomes.values() if not o_.reason)
-        ctx.notes.append(f"behavioural: {len(todo)} candidate pairs, {n_ok} probed")
+        n_cached = sum(1 for o_ in outcomes.values() if o_.cached)
+        ctx.notes.append(f"behavioural: {len(todo)} candidate pairs, {n_ok} probed ({n_cached} from the cache)")
 
     @staticmethod
     def _probeable(ctx: AuditContext, side: str, codes: dict[str, str]) -> set[str]:

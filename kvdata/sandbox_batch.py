@@ -13,7 +13,9 @@ the price is that one item can hang, crash or bloat the worker. This module hold
   items all get the ``broken`` verdict, so a broken environment costs seconds, not one start per item.
 
 What the caller supplies is only what differs: the script, each item's payload, how to parse one answer line,
-and what a failure becomes (its own record type).
+and what a failure becomes (its own record type). ``on_value(key, result)`` hands each result over as it comes
+(the prober caches it at once, so an interrupted audit keeps what it probed), and setting ``cancel`` stops the
+loop at the next answer or quarter second, killing the worker: an interrupted audit does not wait for it.
 """
 from __future__ import annotations
 
@@ -34,9 +36,23 @@ from kvdata.sandbox import Sandbox, kill_tree, tree_rss_mb
 __all__ = ["WorkerStop", "BatchWorker"]
 
 
+class _Results(dict):
+    """The results of a run, each handed to ``on_value`` as it is recorded."""
+
+    def __init__(self, on_value: Optional[Callable[[str, Any], None]]) -> None:
+        super().__init__()
+        self._on_value = on_value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        if self._on_value is not None:
+            self._on_value(key, value)
+
+
 @dataclass
 class WorkerStop:
-    """Why a worker stopped before answering every item: ``memory``, ``timeout`` or ``worker_died``."""
+    """Why a worker stopped before answering every item: ``memory``, ``timeout``, ``worker_died`` or
+    ``cancelled`` (the caller's ``cancel`` event)."""
 
     kind: str
     detail: str
@@ -58,15 +74,21 @@ class BatchWorker:
     answer_grace_s: float = 10.0       # past its own per-item alarm, how long a worker may stay silent
     max_line_bytes: int = 64 * 2**20
 
-    def run(self, items: Sequence[tuple[str, dict]], on_result: Optional[Callable[[], None]] = None
+    def run(self, items: Sequence[tuple[str, dict]], on_result: Optional[Callable[[], None]] = None,
+            on_value: Optional[Callable[[str, Any], None]] = None, cancel: Optional[threading.Event] = None
             ) -> tuple[dict[str, Any], int]:
-        """Every item's result by key, and the number of workers started. ``items``: (key, JSON payload)."""
-        results: dict[str, Any] = {}
+        """Every item's result by key (those answered before ``cancel`` was set, if it was), and the number of
+        workers started. ``items``: (key, JSON payload)."""
+        results = _Results(on_value)
         start, starts, silent_deaths = 0, 0, 0
         items = list(items)
         while start < len(items):
+            if cancel is not None and cancel.is_set():
+                break
             starts += 1
-            done, stop = self._one_worker(items[start:], results, on_result)
+            done, stop = self._one_worker(items[start:], results, on_result, cancel)
+            if stop is not None and stop.kind == "cancelled":
+                break
             silent_deaths = silent_deaths + 1 if (done == 0 and stop is not None
                                                   and stop.kind == "worker_died") else 0
             if silent_deaths >= 2:
@@ -79,9 +101,9 @@ class BatchWorker:
                 if on_result is not None:
                     on_result()
                 start += 1
-        return results, starts
+        return dict(results), starts
 
-    def _one_worker(self, items, results, on_result) -> tuple[int, Optional[WorkerStop]]:
+    def _one_worker(self, items, results, on_result, cancel=None) -> tuple[int, Optional[WorkerStop]]:
         scratch = self.sandbox.make_scratch()
         try:
             with open(scratch / "inputs.jsonl", "w", encoding="utf-8") as f:
@@ -97,6 +119,9 @@ class BatchWorker:
                 answered, stop = 0, None
                 deadline = time.monotonic() + self.startup_grace_s + self.timeout_s
                 while answered < len(items):
+                    if cancel is not None and cancel.is_set():
+                        stop = WorkerStop("cancelled", "the caller stopped the run")
+                        break
                     try:
                         line = lines.get(timeout=0.25)
                     except queue.Empty:
