@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -139,6 +140,11 @@ def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc))
     paths = {**write_outputs(result, out_dir), **write_report(result, out_dir)}
+    if result.interrupted:
+        click.echo(f"interrupted during {result.interrupted}: pairs and coverage so far written to {out_dir}; run "
+                   "the same command again" + (" (same --cache-dir) to continue" if cache_dir else
+                                               " with --cache-dir to keep finished work next time"), err=True)
+        sys.exit(130)
     if as_json:
         click.echo(json.dumps({**audit_summary(result), "outputs": {k: str(v) for k, v in paths.items()}},
                               indent=2, default=str))
