@@ -40,6 +40,7 @@ def build_command(out_dir, sample, sources, options, config_file, allow_license,
     \b
     Examples:
       kvdata build --sample --out build/
+      kvdata build --source release=AIG-Datasets/ --out build/      # AMD's release as downloaded (folder or .tar)
       kvdata build --source triton_table=kernels.jsonl --option triton_table.license=MIT --out build/
       kvdata build --config build.yaml --allow-license MIT --allow-license Apache-2.0 --out build/
     """
