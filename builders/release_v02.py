@@ -5,8 +5,9 @@ JSONL or parquet; told apart by content) in a schema "unified across its subsets
 ``question_code``, the answer in ``answer_code``, and a provenance reference into the v0.1 tar. The full field
 list is not public (docs/notes/layouts.md says what is known and from where), so each kind maps columns by a
 documented default, :data:`FIELD_CANDIDATES` (the first candidate a table has wins), which
-``--option KIND.columns='{field: column, ...}'`` overrides. A table that lacks a column for a required field is
-refused as one record, with one line naming the keys it has and the option to give.
+``--option KIND.columns='{field: column, ...}'`` overrides. A table that lacks a column for a required field (the
+code columns) is refused as one record, with one line naming the keys it has and the option to give. No task
+column is required (none is public): :func:`task_name_of` derives one.
 
 ===================================  ==============  =========================================================
 folder                               kind            question_code / answer_code become
