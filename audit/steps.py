@@ -11,6 +11,7 @@ import logging
 import math
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -375,7 +376,7 @@ class BehaviouralStep:
         forecast = probe_forecast(todo, {it.id: it.level for it in ctx.bench}, o.workers)
         ctx.notes.append(forecast)
         if o.progress:
-            tqdm.write(forecast)
+            tqdm.write(forecast, file=sys.stderr)
         outcomes: dict = {}
         for part in ctx.executor().map(_probe_batch, todo, bench_code=bench_code, train_code=train_code,
                                        timeout_s=o.probe_timeout_s, cache_dir=o.cache_dir, progress=o.progress):

@@ -70,3 +70,12 @@ def test_ctrl_c_while_probing_then_a_rerun_finishes_what_is_left(shared_data, tm
     probe_note = next(n for n in notes if "candidate pairs" in n)
     assert f"({done_before} from the cache)" in probe_note, probe_note
     assert _pairs(tmp_path / "again") == _pairs(tmp_path / "whole")
+
+
+def test_json_output_stays_json_while_the_forecast_is_shown(shared_data, tmp_path):
+    _inputs(shared_data, tmp_path)
+    command = [c for c in _command(tmp_path, tmp_path / "cache", tmp_path / "out") if c != "--quiet"] + ["--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)                        # the forecast went to stderr
+    assert summary["n_pairs"] > 0 and "pairs to probe" in done.stderr
