@@ -18,11 +18,14 @@ something else, such as ``softmax(-x)`` next to ``softmax``) unflagged; one chan
 so no lexical threshold can separate such pairs, only the computation can:
 
 * **behavioural veto**: both sides were run and their outputs differ (``behavioural < behavioural_veto``). It
-  drops the whole-text and whole-graph reasons (lexical, semantic, structural). It does not drop
-  ``structural_containment`` when the row's graph is clearly larger than the item's (a task fused into a bigger
-  model computes something else as a whole, yet contains the task), nor the kernel-level reasons (they compare
-  Triton kernels, which probing does not run). Op graphs abstract constants away, so ``gelu(y) * c`` and
-  ``gelu(y * c)`` can share a graph; only running them tells them apart.
+  drops the whole-text and whole-graph reasons (lexical, semantic, structural) and ``structural_containment``
+  too: a small computation (a mean of squares, an MSE, a softmax) sits inside many bigger models that compute
+  something else, and a probe that ran and disagreed is the stronger evidence. It does not drop the kernel-level
+  reasons (they compare Triton kernels, which probing does not run). Op graphs abstract constants away, so
+  ``gelu(y) * c`` and ``gelu(y * c)`` can share a graph; only running them tells them apart. Measured on the
+  second look-alike set (``tests/audit_suite/lookalikes2``, small patterns inside bigger models): 10 of 41
+  look-alikes flagged with containment exempt, 2 of 41 (both unprobed) without; the paraphrase suite's held-out
+  split keeps 32 of 35 found and drops from 2 to 0 of 35 look-alikes flagged.
 * **structural veto**, when the pair was not probed: both sides were traced and their op graphs clearly differ
   (``structural < structural_veto``). It drops the lexical and semantic reasons.
 
@@ -61,7 +64,6 @@ MEASURE_OF_FIELD = {"jaccard": "lexical", "containment": "lexical", "cosine": "s
                     "kernel_ast": "kernel"}
 # Scores about the whole text or graph: what a veto can cancel.
 WHOLE_MEASURES = ("jaccard", "containment", "cosine", "structural")
-_CONTAINMENT_MARGIN = 0.1
 
 
 @dataclass
@@ -122,17 +124,6 @@ def _reached(value: float, threshold: float) -> bool:
     return not math.isnan(value) and value >= threshold - 1e-12
 
 
-def _contains_more(pair: PairScores) -> bool:
-    """Graph containment says more than graph similarity: the row's graph is the item's plus more (a fused task).
-
-    When the two graphs are about the same (similarity within ``_CONTAINMENT_MARGIN`` of containment), containment
-    is no separate evidence, and a behavioural difference vetoes it like the whole-graph score.
-    """
-    if math.isnan(pair.structural):
-        return True
-    return pair.structural_containment > pair.structural + _CONTAINMENT_MARGIN
-
-
 def flag_pair(pair: PairScores, th: Thresholds) -> PairScores:
     """Set ``flagged`` and ``reason`` on ``pair`` from its measures (in place; returns it)."""
     reached = [name for name in SCORE_FIELDS if _reached(getattr(pair, name), getattr(th, name))
@@ -141,8 +132,7 @@ def flag_pair(pair: PairScores, th: Thresholds) -> PairScores:
     veto = ""
     if th.behavioural_veto is not None and not math.isnan(pair.behavioural) \
             and pair.behavioural < th.behavioural_veto:
-        vetoed = [m for m in reached if m in WHOLE_MEASURES or (m == "structural_containment"
-                                                                and not _contains_more(pair))]
+        vetoed = [m for m in reached if m in WHOLE_MEASURES or m == "structural_containment"]
         veto = f"behavioural<{th.behavioural_veto:g}"
     elif th.structural_veto is not None and math.isnan(pair.behavioural) and not math.isnan(pair.structural) \
             and pair.structural < th.structural_veto:

@@ -62,9 +62,13 @@ def test_behavioural_veto_and_what_it_spares():
     same_graph = flag_pair(PairScores("b", "t", jaccard=0.9, structural=1.0, structural_containment=1.0,
                                       behavioural=0.0), th)
     assert not same_graph.flagged and same_graph.reason.startswith("vetoed:behavioural")
-    # a task fused into a bigger model: as a whole it computes something else, but its graph is inside
-    fused = flag_pair(PairScores("b", "t", structural=0.4, structural_containment=1.0, behavioural=0.0), th)
-    assert fused.flagged and fused.reason == "structural_containment>=0.95"
+    # a small computation inside a bigger model that computes something else (a mean of squares in a regulariser):
+    # the probe ran and disagreed, so containment is vetoed too (tests/audit_suite/lookalikes2)
+    inside = flag_pair(PairScores("b", "t", structural=0.4, structural_containment=1.0, behavioural=0.0), th)
+    assert not inside.flagged and inside.reason == "vetoed:behavioural<0.5 (structural_containment>=0.95)"
+    # ... while an unprobed pair keeps its containment flag
+    unprobed = flag_pair(PairScores("b", "t", structural=0.4, structural_containment=1.0), th)
+    assert unprobed.flagged and unprobed.reason == "structural_containment>=0.95"
     # a benchmark kernel in a Triton library file: probing says nothing about kernels
     kernel = flag_pair(PairScores("b", "t", kernel_jaccard=0.9, behavioural=0.0), th)
     assert kernel.flagged and kernel.reason == "kernel_jaccard>=0.8"

@@ -3,6 +3,10 @@
 - ``audit_suite``: LLM-style paraphrases of KernelBench v0.1 problems and look-alikes on the same skeletons;
   ``verify.py`` proves every label by running both sides. Bar: at least 80% of the held-out paraphrases
   flagged against their own original, at most 10% of the look-alikes flagged against theirs.
+- ``audit_suite/lookalikes2``: a second red team's look-alikes, small benchmark computations (norms, losses,
+  softmax, activations, reductions) inside bigger models that compute something else, with controls that do
+  compute the problem; its ``verify.py`` proves each label. Bar: at most 10% of the look-alikes flagged against
+  their target, every control found.
 - ``triton_suite``: TritonBench-G kernels planted at test time (never stored) into multi-kernel library files,
   verbatim and edited, next to absent items and independently written look-alikes. Bar: at least 90% of the
   planted items flagged against the right file, at most 10% of the absent ones flagged at all.
@@ -25,6 +29,7 @@ from kvdata.audit.training import TrainingRows
 
 HERE = Path(__file__).parent
 PARAPHRASES = HERE / "audit_suite"
+LOOKALIKES2 = PARAPHRASES / "lookalikes2"
 TRITON = HERE / "triton_suite"
 
 
@@ -40,6 +45,28 @@ def test_paraphrase_suite_labels_hold(shared_data):
                           env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "SUMMARY:" in proc.stdout and " 0 failure" in proc.stdout
+
+
+def test_second_lookalike_set_labels_hold(shared_data):
+    """Every look-alike differs from its target for every parameter choice tried, every control matches it."""
+    proc = subprocess.run([sys.executable, str(LOOKALIKES2 / "verify.py"), "--kernelbench",
+                           str(shared_data / "kernelbench" / "kernelbench_v0.1.jsonl")], capture_output=True,
+                          text=True, timeout=900, cwd=LOOKALIKES2)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_small_patterns_inside_bigger_models_are_not_flagged(tmp_path):
+    sys.path.insert(0, str(HERE.parent / "scripts"))
+    try:
+        import eval_lookalikes2
+    finally:
+        sys.path.remove(str(HERE.parent / "scripts"))
+    res = eval_lookalikes2.evaluate(["lexical", "semantic", "structural", "behavioural"], tmp_path / "cache")
+    false = [c["file"] for c in res["lookalikes"] if c["flagged"]]
+    missed = [c["file"] for c in res["controls"] if not c["flagged"]]
+    assert len(res["lookalikes"]) >= 20 and len(res["controls"]) >= 8
+    assert len(false) <= 0.1 * len(res["lookalikes"]), false
+    assert not missed, missed
 
 
 def test_heldout_paraphrases_found_and_lookalikes_not(kernelbench, tmp_path):
