@@ -46,6 +46,7 @@ from kvdata.builders.common import check_hip_extension, check_reference, is_prob
 from kvdata.builders.common import COMMON_OPTIONS, make_provenance, read_functional, relative, within
 from kvdata.builders.hip_gpumode import FUNCTIONAL_DIR, MODULE_DIR
 from kvdata.builders.eval_records import EvalPair, read_pair
+from kvdata.builders.locate import is_dir, is_file
 from kvdata.builders.tables import LineAt, iter_json_array, iter_jsonl, json_object, json_row
 from kvdata.builders.tree_index import FileIndex
 from kvdata.schema import KernelRecord, Reject, RejectReason, Verification
@@ -117,8 +118,8 @@ class Hip2HipSource(UnitSource):
         run whose comparison file is read."""
         import fnmatch
 
-        if not _isdir(fs, root):
-            return [root] if _isfile(fs, root) else []
+        if not is_dir(fs, root):
+            return [root] if is_file(fs, root) else []
         patterns = self._patterns()
         try:
             found = sorted(str(p) for p in fs.find(root))
@@ -200,7 +201,7 @@ class Hip2HipSource(UnitSource):
         if not inside and ".." in hip_file.split("/"):
             return RejectReason.MISSING_FILE, f"hip_file {hip_file!r} names a file outside the tree"
         for path in inside:
-            if _isfile(fs, path):
+            if is_file(fs, path):
                 return path
         if "/" not in relative_file or hip_file.startswith("/"):
             # a bare name (the kit's), or an absolute path of the evaluation machine: the tree's file of that name
@@ -219,7 +220,7 @@ class Hip2HipSource(UnitSource):
         if within(root, posixpath.join(root, REFERENCE_DIR, f"{base}.hip")) is None:
             return RejectReason.MISSING_FILE, f"base_name {base!r} names a file outside the tree"
         conventional = posixpath.join(root, REFERENCE_DIR, f"{base}.hip")
-        if not pair.kit or pair.baseline is None and _isfile(fs, conventional):
+        if not pair.kit or pair.baseline is None and is_file(fs, conventional):
             return conventional
         name = pair.baseline or f"{base}.hip"
         found = self._index(fs, root).find(name, near, prefer=_BASELINE_DIRS, avoid=("optimized", GENERATED_DIR),
@@ -252,7 +253,7 @@ class Hip2HipSource(UnitSource):
         def locate(folder: str, names) -> Optional[str]:
             for name in names:
                 direct = posixpath.join(ref_root, folder, name)
-                if _isfile(ref_fs, direct):
+                if is_file(ref_fs, direct):
                     return direct
             for name in names:
                 found = index.find(name, near, prefer=(folder,))
@@ -275,7 +276,7 @@ class Hip2HipSource(UnitSource):
     def _meta(self, fs, root) -> dict:
         """Hardware facts of the evaluation: meta.json (if any, and an object) overridden by options."""
         path = posixpath.join(root, META_FILE)
-        loaded = json_object(read_text(fs, path), path) if _isfile(fs, path) else {}
+        loaded = json_object(read_text(fs, path), path) if is_file(fs, path) else {}
         meta = {k: str(loaded[k]) for k in _META_KEYS if loaded.get(k) is not None} if isinstance(loaded, dict) else {}
         meta.update({k: str(self.options[k]) for k in _META_KEYS if self.options.get(k)})
         return meta
@@ -286,17 +287,3 @@ class Hip2HipSource(UnitSource):
             rocm_version=meta.get("rocm_version"), torch_version=meta.get("torch_version"),
             compiler=meta.get("compiler"), **pair.verification,
         )
-
-
-def _isfile(fs, path: str) -> bool:
-    try:
-        return fs.isfile(path)
-    except OSError:
-        return False
-
-
-def _isdir(fs, path: str) -> bool:
-    try:
-        return fs.isdir(path)
-    except OSError:
-        return False

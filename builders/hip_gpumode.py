@@ -40,7 +40,7 @@ from kvdata.builders.base import Item, UnitSource
 from kvdata.builders.common import COMMON_OPTIONS, check_hip_extension, check_reference, decode, \
     is_problem, list_files, make_provenance, read_functional, read_text, relative, \
     verification_from_options
-from kvdata.builders.locate import AmbiguousTree, find_subtree, is_dir, release_top
+from kvdata.builders.locate import AmbiguousTree, find_subtree, is_dir, is_file, release_top
 from kvdata.builders.tables import json_object
 from kvdata.builders.upstream_meta import UpstreamMeta, read_meta
 from kvdata.schema import KernelRecord, Reject, RejectReason
@@ -363,7 +363,7 @@ class HipGpuModeSource(UnitSource):
             module = check_reference(module) or module
         for name in functional_names(task, module_file):
             path = posixpath.join(root, FUNCTIONAL_DIR, name)
-            if _exists(fs, path):
+            if is_file(fs, path):
                 return module, read_functional(fs, path)
         return module, None
 
@@ -396,10 +396,3 @@ def _strip_to_variant_folder(folder: str, variant_dir: str, tasks: set[str]) -> 
     while len(parts) > 1 and parts[0] not in tasks and "/".join(parts[1:2]) in tasks:
         parts = parts[1:]
     return "/".join(parts)
-
-
-def _exists(fs, path: str) -> bool:
-    try:
-        return fs.exists(path)
-    except OSError:
-        return False

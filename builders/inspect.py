@@ -16,12 +16,12 @@ from typing import Callable, Iterator, Optional
 
 from kvdata.builders.archive import is_archive_name
 from kvdata.builders.base import open_fs
+from kvdata.builders.locate import is_dir, is_file, subfolders
 from kvdata.schema import Reject
 
 #: How deep the walk goes below the named folder.
 MAX_DEPTH = 7
 _DIGIT = re.compile(r"\d")
-_SKIP = frozenset({".git", "__pycache__", ".cache", "node_modules"})
 
 
 @dataclass
@@ -70,33 +70,10 @@ def _walk(fs, root: str) -> Iterator[tuple[str, int]]:
             yield folder, depth
             if _claimed(fs, folder):
                 continue
-            deeper.extend(_subfolders(fs, folder))
+            deeper.extend(subfolders(fs, folder))
         frontier = deeper
         if not frontier:
             return
-
-
-def _subfolders(fs, folder: str) -> list[str]:
-    try:
-        entries = fs.ls(folder, detail=True)
-    except (OSError, ValueError):
-        return []
-    return sorted(str(e["name"]).rstrip("/") for e in entries
-                  if e.get("type") == "directory" and posixpath.basename(str(e["name"]).rstrip("/")) not in _SKIP)
-
-
-def _is_dir(fs, path: str) -> bool:
-    try:
-        return fs.isdir(path)
-    except OSError:
-        return False
-
-
-def _isfile(fs, path: str) -> bool:
-    try:
-        return fs.isfile(path)
-    except OSError:
-        return False
 
 
 def _files(fs, folder: str) -> list[str]:
@@ -115,7 +92,7 @@ def _claimed(fs, folder: str) -> bool:
 
     if is_gpumode_root(fs, folder) or posixpath.basename(folder) in V02_KINDS:
         return True
-    if _is_dir(fs, posixpath.join(folder, "library", "include")):
+    if is_dir(fs, posixpath.join(folder, "library", "include")):
         return True
     names = [posixpath.basename(f) for f in _files(fs, folder)]
     return any(fnmatch.fnmatch(n, pat) for n in names for pat in DEFAULT_RESULTS)
@@ -150,11 +127,11 @@ def _detect(fs, root: str, folder: str, url: str, count: bool) -> list[FolderRep
         return [_report(fs, folder, rel, "hip_rl_data", source, count, _rejected_at_listing)]
     if any(n.endswith("_verl.parquet") for n in names):
         return [_report(fs, folder, rel, "hip_verl", source, count, _rejected_at_listing)]
-    if _is_dir(fs, posixpath.join(folder, "library", "include")):
+    if is_dir(fs, posixpath.join(folder, "library", "include")):
         report = _report(fs, folder, rel, "qa_rocm", source, False, _rejected_at_listing)
         report.note = "a rocBLAS/rocSOLVER tree: its QA entries are mined at build time (not counted here)"
         return [report]
-    if any(_isfile(fs, posixpath.join(d, "reference.py")) for d in _subfolders(fs, folder)):
+    if any(is_file(fs, posixpath.join(d, "reference.py")) for d in subfolders(fs, folder)):
         return [_report(fs, folder, rel, "triton_kernelbench", source, count, _rejected_at_listing)]
     return [r for r in (_table_report(fs, root, f, url, count) for f in files) if r is not None]
 

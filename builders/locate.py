@@ -17,6 +17,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+from kvdata.builders.common import relative
+
 #: How deep below the named folder a subset folder is looked for (release root -> v0.1 -> dataset -> subset).
 MAX_DEPTH = 4
 #: Folders never walked into: they hold code or caches, not a release.
@@ -51,7 +53,7 @@ def find_subtree(fs, path: str, has_marker: Callable[[str], bool], prefer: Seque
     for _ in range(MAX_DEPTH):
         deeper: list[str] = []
         for folder in frontier:
-            for child in _subfolders(fs, folder):
+            for child in subfolders(fs, folder):
                 if _safe(has_marker, child):
                     matches.append(child)
                 else:
@@ -63,18 +65,19 @@ def find_subtree(fs, path: str, has_marker: Callable[[str], bool], prefer: Seque
         return None
 
     def rank(found: str) -> tuple:
-        parts = _relative(found, path).split("/")
+        parts = relative(found, path).split("/")
         score = sum(len(prefer) - i for i, name in enumerate(prefer) if name in parts)
         return (-score, len(parts))
 
     matches.sort(key=lambda m: (rank(m), m))
     if len(matches) > 1 and rank(matches[0]) == rank(matches[1]):
-        names = ", ".join(_relative(m, path) for m in matches[:4])
+        names = ", ".join(relative(m, path) for m in matches[:4])
         raise AmbiguousTree(f"{path} holds several such folders ({names}); name one of them")
-    return Located(matches[0], _relative(matches[0], path))
+    return Located(matches[0], relative(matches[0], path))
 
 
-def _subfolders(fs, folder: str) -> list[str]:
+def subfolders(fs, folder: str) -> list[str]:
+    """The folders directly under ``folder``, sorted, less caches and VCS folders; [] where it cannot be listed."""
     try:
         entries = fs.ls(folder, detail=True)
     except (OSError, ValueError):
@@ -94,15 +97,18 @@ def _safe(check: Callable[[str], bool], folder: str) -> bool:
         return False
 
 
-def _relative(path: str, root: str) -> str:
-    root = root.rstrip("/")
-    return path[len(root) + 1:] if path.startswith(root + "/") else path
-
-
 def is_dir(fs, path: str) -> bool:
     """Whether ``path`` is a folder on ``fs`` (False where it cannot be asked)."""
     try:
         return fs.isdir(path)
+    except OSError:
+        return False
+
+
+def is_file(fs, path: str) -> bool:
+    """Whether ``path`` is a file on ``fs`` (False where it cannot be asked)."""
+    try:
+        return fs.isfile(path)
     except OSError:
         return False
 

@@ -16,7 +16,7 @@ from typing import Iterator
 from kvdata.builders.archive import is_archive_name
 from kvdata.builders.base import Item, Source, SourceSpec, open_fs
 from kvdata.builders.hip_gpumode import RELEASE_PATH, is_gpumode_root
-from kvdata.builders.locate import MAX_DEPTH, AmbiguousTree, find_subtree
+from kvdata.builders.locate import MAX_DEPTH, AmbiguousTree, find_subtree, subfolders
 from kvdata.builders.release_v02 import V02_KINDS
 
 
@@ -61,11 +61,7 @@ def _v02_folders(fs, root: str) -> list[str]:
     for _ in range(MAX_DEPTH):
         deeper = []
         for folder in frontier:
-            try:
-                children = sorted(str(e["name"]).rstrip("/") for e in fs.ls(folder, detail=True)
-                                  if e.get("type") == "directory")
-            except (OSError, ValueError):
-                continue
+            children = subfolders(fs, folder)
             for child in children:
                 is_subset = posixpath.basename(child) in V02_KINDS and not is_gpumode_root(fs, child)
                 (out if is_subset else deeper).append(child)
