@@ -212,7 +212,7 @@ class SemanticStep:
     @staticmethod
     def fill(ctx: AuditContext) -> None:
         """The cosine of every pair another measure found (dot products of the vectors already computed)."""
-        sides = getattr(ctx, "embeddings", None)
+        sides = ctx.embeddings
         if sides is None:
             return
         b_index = {it.id: i for i, it in enumerate(ctx.bench)}
