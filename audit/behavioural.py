@@ -39,6 +39,7 @@ from typing import Mapping, Optional, Sequence
 from kvdata.audit._probe_worker import PROBER_CODES, ProbeAnswer
 from kvdata.audit.discover import REASON_CODES as DISCOVERY_CODES
 from kvdata.kv_store import KeyValueStore
+from kvdata.sandbox_batch import shards
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +160,7 @@ def probe_pairs(pairs: Sequence[tuple[str, str]], bench_code: Mapping[str, str],
         pool = ThreadPoolExecutor(n_workers)
         try:
             for shard_result in pool.map(lambda s: _probe_shard(s, timeout_s, memory_mb, bar, store, cancel),
-                                         _shards(items, n_workers)):
+                                         shards(items, n_workers)):
                 known.update(shard_result)
         except KeyboardInterrupt:
             cancel.set()                  # the shards stop at their next answer; what they probed is cached
@@ -181,10 +182,6 @@ def _progress(total: int, enabled: bool):
     from tqdm.auto import tqdm
     return tqdm(total=total, desc="probing", unit="pair")
 
-
-def _shards(items: list, n: int) -> list[list]:
-    size = -(-len(items) // n)
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None, store=None,

@@ -36,6 +36,13 @@ from kvdata.sandbox import Sandbox, kill_tree, tree_rss_mb
 __all__ = ["WorkerStop", "BatchWorker"]
 
 
+
+def shards(items: Sequence, n: int) -> list[list]:
+    """``items`` dealt round-robin into at most ``n`` non-empty shards, one per worker. Callers list their work
+    in an order that groups heavy items (a benchmark by level: level-3 networks last); dealing, not cutting,
+    spreads those over every worker instead of leaving one worker with all of them."""
+    return [list(items[i::n]) for i in range(min(n, len(items)))]
+
 class _Results(dict):
     """The results of a run, each handed to ``on_value`` as it is recorded."""
 

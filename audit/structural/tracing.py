@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from kvdata.sandbox_batch import shards
+
 from .cache import FingerprintCache, content_key
 from .graph import fingerprint_from_worker
 from .records import REASON_CODES, Fingerprint, TraceError
@@ -81,10 +83,10 @@ def fingerprint_many(codes: dict, cache_dir=None, timeout_s: float = 60, workers
                 todo[key] = codes[cid]
     if todo:
         n_workers = max(1, min(workers or min(4, os.cpu_count() or 1), len(todo)))
-        shards = _shards(list(todo.items()), n_workers)
+        dealt = shards(list(todo.items()), n_workers)
         bar = _progress(len(todo), progress)
         with ThreadPoolExecutor(n_workers) as pool:
-            futures = [pool.submit(_trace_shard, shard, timeout_s, memory_mb, bar) for shard in shards]
+            futures = [pool.submit(_trace_shard, shard, timeout_s, memory_mb, bar) for shard in dealt]
             for fut in futures:
                 shard_results, starts = fut.result()
                 stats.worker_starts += starts
@@ -115,10 +117,6 @@ def _progress(total: int, enabled: bool):
     from tqdm.auto import tqdm
     return tqdm(total=total, desc="tracing", unit="code")
 
-
-def _shards(items: list, n: int) -> list[list]:
-    size = -(-len(items) // n)
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _trace_shard(items: list[tuple[str, str]], timeout_s: float, memory_mb: int,

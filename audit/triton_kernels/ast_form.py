@@ -296,6 +296,9 @@ load store program_id num_programs arange cdiv static_range range multiple_of ma
 static_assert static_print device_print device_assert make_block_ptr advance assume zeros zeros_like full
 full_like constexpr to
 """.split())
+# One computation, two spellings, told apart by the call's first argument: ``pow(2, y)`` is ``exp2(y)`` (a port
+# between Triton versions writes either); the op veto must not read it as another computation.
+_SAME_OP = {("pow", "I2"): "exp2", ("pow", "F2"): "exp2"}
 _CALL_ROOTS = frozenset({"tl", "triton", "math", "G", "min", "max", "abs", "pow", "divmod", "round"})
 
 
@@ -316,4 +319,4 @@ def _ops(toks: list[str]):
             name = parts[-1]
             if parts[0] in _CALL_ROOTS and (len(parts) > 1 or parts[0] not in ("tl", "triton", "math", "G")) \
                     and name not in PLUMBING_CALLS:
-                yield i, "call_" + name
+                yield i, "call_" + _SAME_OP.get((name, toks[i + 2] if i + 2 < len(toks) else ""), name)
