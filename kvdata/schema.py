@@ -270,6 +270,7 @@ RESULT_SCHEMA = pa.schema([
     ("verified_at", pa.string()),
     ("torch_compute_ops", pa.list_(pa.string())),   # the math aten ops the candidate's forward ran (information)
     ("knockout", pa.string()),                      # what the kernel knockout showed, in short (None: not run)
+    ("generalises", pa.string()),                   # other sizes and value ranges: true / false: ... / untested: ...
     ("timed_outputs_checked", pa.bool_()),          # the timed calls' outputs were compared too (None: not timed)
     ("sanitizer", pa.string()),                     # what compute-sanitizer memcheck found (None: not run)
 ])

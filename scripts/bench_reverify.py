@@ -414,6 +414,8 @@ def main() -> None:
                          "float64 checks) and after (raw blobs, chunked checks), on --rows x --cols float32")
     ap.add_argument("--no-knockout", action="store_true",
                     help="leave out the knockout rounds (run once with and once without: the knockout's cost)")
+    ap.add_argument("--visible-only", action="store_true",
+                    help="leave out the other sizes and value ranges (run once with and once without: their cost)")
     ap.add_argument("--recorder", action="store_true",
                     help="only the cost of recording a candidate call's aten ops (torch_compute), in forked "
                          "children of a parent that did or did not enter the recorder once")
@@ -449,7 +451,8 @@ def main() -> None:
     backend = "triton-gpu" if args.device == "cuda" else "triton-interpreter"
     tmp = Path(tempfile.mkdtemp(prefix="kvbench-"))
     config = ReverifyConfig(backend=backend, seeds=args.seeds, timeout_s=600, spares_ahead=args.spares_ahead,
-                            rehearse=not args.no_rehearsal, knockout=not args.no_knockout)
+                            rehearse=not args.no_rehearsal, knockout=not args.no_knockout,
+                            other_configs=not args.visible_only)
     verifier = Verifier(config, cache_root=tmp / "cache")
 
     t0 = time.perf_counter()
@@ -492,6 +495,7 @@ def main() -> None:
         "median_harness_s": statistics.median(r["wall_s"] for r in rows),
         "median_bare_s": statistics.median(bare_cold),
         "knockout": not args.no_knockout,
+        "other_configs": not args.visible_only,
         "median_overhead_s": statistics.median(p["overhead_s"] for p in per),
         "median_rerun_harness_s": statistics.median(r["wall_s"] for r in rerun_rows),
         "median_rerun_bare_s": statistics.median(bare_warm),

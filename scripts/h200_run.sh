@@ -49,6 +49,7 @@ fi
 if want bench; then
 step "harness overhead"
 python3 scripts/bench_reverify.py --device cuda --samples 8 --rows 256 --cols 1024 --json "$OUT/bench_reverify_h200_small.json" 2>&1 | tail -n 8
+python3 scripts/bench_reverify.py --device cuda --samples 8 --rows 256 --cols 1024 --visible-only --json "$OUT/bench_reverify_h200_small_visible.json" 2>&1 | tail -n 8
 python3 scripts/bench_reverify.py --device cuda --samples 8 --json "$OUT/bench_reverify_h200.json" 2>&1 | tail -n 30
 python3 scripts/bench_reverify.py --transport --rows 4096 --cols 4096 --json "$OUT/bench_transport_h200.json" 2>&1 | tail -n 12
 python3 scripts/bench_reverify.py --device cuda --recorder --rows 256 --cols 1024 --json "$OUT/bench_recorder_h200.json" 2>&1 | tail -n 5

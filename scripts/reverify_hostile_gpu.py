@@ -1,5 +1,5 @@
-"""The hostile suites on a GPU (issue #9's bar): every case of tests/knockout_suite, tests/hostile and
-tests/reverify_redteam through ``kvdata reverify --backend triton-gpu`` with timing on.
+"""The hostile suites on a GPU (issue #9's bar): every case of tests/knockout_suite, tests/hostile,
+tests/reverify_redteam and tests/reverify_suite3 through ``kvdata reverify --backend triton-gpu`` with timing on.
 
 Prints one line per case (status, speedup, flags) and writes JSON. The bar: no hostile case comes
 out `correct` with a speedup above 1; the controls come out `correct`; the deliberately slow honest
@@ -47,8 +47,9 @@ def hostile_suite() -> list[tuple]:
             for p in sorted((TESTS / "hostile").glob("*.py")) if p.stem not in skip]
 
 
-def redteam_suite() -> list[tuple]:
-    root = TESTS / "reverify_redteam"
+def manifest_suite(folder: str, prefix: str) -> list[tuple]:
+    """The cases of a red team's folder with a manifest.json (``kind``: hostile, or honest/control)."""
+    root = TESTS / folder
     manifest = root / "manifest.json"
     if not manifest.exists():
         return []
@@ -56,7 +57,8 @@ def redteam_suite() -> list[tuple]:
     for entry in json.loads(manifest.read_text()):
         d = root / entry["case"]
         if (d / "reference.py").exists() and (d / "kernel.py").exists():
-            cases.append((f"redteam/{entry['case']}", entry["kind"], (d / "reference.py").read_text(),
+            kind = "honest" if entry["kind"] in ("honest", "control") else "hostile"
+            cases.append((f"{prefix}/{entry['case']}", kind, (d / "reference.py").read_text(),
                           (d / "kernel.py").read_text()))
     return cases
 
@@ -76,7 +78,8 @@ def main(argv=None) -> int:
     from kvdata.reverify.samples import Sample
     from kvdata.reverify.store import read_results
 
-    cases = knockout_suite() + hostile_suite() + redteam_suite()
+    cases = (knockout_suite() + hostile_suite() + manifest_suite("reverify_redteam", "redteam")
+             + manifest_suite("reverify_suite3", "suite3"))
     if args.only:
         cases = [c for c in cases if any(o in c[0] for o in args.only)]
     kinds = {c[0]: c[1] for c in cases}

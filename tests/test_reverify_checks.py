@@ -176,6 +176,14 @@ def _trick_cases() -> dict:
         "implausible_speedup": (checks.check_plausible_speedup, (120.0, 50.0)),
         "reference_nonfinite": (checks.check_reference_finite, ([torch.tensor([1.0, float("nan")])],)),
         "fixed_inputs": (checks.check_inputs_vary, ([fingerprint([x]), fingerprint([x.clone()])],)),
+        "timer_tampered": (checks.check_clocks, (WorkerReport(clock_patched=["time.perf_counter"]),)),
+        "torch_did_the_work": (checks.check_torch_share,         # torch ran the whole matmul
+                               (WorkerReport(ref_flops=2 * 64 * 64, torch_flops=[2 * 64 * 64]),)),
+        "shape_specialised": (checks.check_configs,              # right on the visible size only
+                              ([("larger", "shape", [ref], [torch.zeros(64)], "")], 1e-3, 1e-4)),
+        "range_specialised": (checks.check_configs,              # wrong once the inputs are shifted
+                              ([("shifted", "range", [ref], [ref + 1], ""), ("larger", "shape", [ref], None,
+                                                                             "no size constant")], 1e-3, 1e-4)),
         "torch_compute": (checks.check_torch_compute,
                           (_recorded_ops(lambda a: torch.nn.functional.gelu(torch.nn.functional.linear(a, w)), x),)),
     }

@@ -32,7 +32,10 @@ def test_own_samples_correct_pass_wrong_fail(tmp_path):
     got = {r["id"]: r for r in read_results(summary.parquet)}
     assert got["ok-0"]["status"] == got["ok-1"]["status"] == "correct"
     assert got["bad-0"]["status"] == "incorrect" and got["bad-0"]["max_abs_err"] == pytest.approx(0.25, abs=1e-3)
-    assert got["bad-but-tolerated"]["status"] == "correct" and got["bad-but-tolerated"]["atol"] == 0.5
+    # the row's tolerance holds on the visible inputs; once they are scaled down its error of 0.25 is not
+    tolerated = got["bad-but-tolerated"]
+    assert tolerated["atol"] == 0.5 and tolerated["max_abs_err"] <= 0.5
+    assert tolerated["status"] == "range_specialised" and tolerated["generalises"].startswith("false: ")
     row = got["ok-0"]
     assert row["hardware"] == "cpu-interpreter" and row["triton_version"] and row["torch_version"]
     assert row["ref_ms"] is None and row["speedup"] is None       # CPU interpreter: correctness only

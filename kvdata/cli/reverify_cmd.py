@@ -34,6 +34,14 @@ from kvdata.cli import main
               help="Run one seed of each sample again under compute-sanitizer memcheck (NVIDIA), without "
                    "PyTorch's caching allocator; invalid accesses fail it (out_of_bounds). "
                    "Default: on for portability runs (cuda-portability), off otherwise.")
+@click.option("--visible-only", is_flag=True,
+              help="Judge only the visible input configuration (the seeds of get_inputs()), as before v3: no "
+                   "other sizes or value ranges, so no shape_specialised / range_specialised.")
+@click.option("--static", "static", is_flag=True,
+              help="Only the static pre-screen: named rules over the code (timer patches, frame/gc/sys.modules "
+                   "access, reference lookup, try/except fallback to torch, kernels never launched, visible shape "
+                   "literals), nothing run. Flags, never verdicts. Writes one JSON line per sample to --out.")
+@click.option("--json", "as_json", is_flag=True, help="With --static: print the summary as JSON.")
 @click.option("--limit", type=int, help="Only the first N samples.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Compile cache root (default ~/.cache/kvdata).")
 @click.option("--report/--no-report", default=False, help="Write the report next to the results.")
@@ -43,9 +51,16 @@ from kvdata.cli import main
                    "each), 1 on the CPU; "
                    "0 starts each sample's process when its job arrives (least GPU memory).")
 def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, gpus, workers, shard, seeds,
-                 seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, sanitize, limit, cache_dir, report,
-                 spares_ahead):
-    """Recompile and rerun samples in a sandbox and record whether they are still correct."""
+                 seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, sanitize, visible_only, static, as_json,
+                 limit, cache_dir, report, spares_ahead):
+    """Recompile and rerun samples in a sandbox and record whether they are still correct.
+
+    \b
+    Examples:
+      kvdata reverify --input rows.jsonl --out results.jsonl --backend triton-interpreter
+      kvdata reverify --subset triton --data out/sample --out results.parquet --gpus 1
+      kvdata reverify --input rows.jsonl --static --out screen.jsonl --json
+    """
     from kvdata.reverify import reverify
     from kvdata.reverify.config import ReverifyConfig, TimingConfig
     from kvdata.reverify.executors import parse_shard
@@ -62,13 +77,17 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
         raise click.ClickException(str(e))
     if limit:
         samples = samples[:limit]
+    if static:
+        _static_screen(samples, out, as_json)
+        return
     tolerances = {}
     if atol is not None or rtol is not None:
         for lang, (a, r) in DEFAULT_TOLERANCES.items():
             tolerances[lang] = [atol if atol is not None else a, rtol if rtol is not None else r]
     config = ReverifyConfig(backend=backend, seeds=seeds, seed=seed, timeout_s=timeout, memory_mb=memory_mb,
                             speedup_limit=speedup_limit, tolerances=tolerances,
-                            timing=TimingConfig(enabled=not no_timing), sanitize=sanitize, spares_ahead=spares_ahead)
+                            timing=TimingConfig(enabled=not no_timing), sanitize=sanitize, spares_ahead=spares_ahead,
+                            other_configs=not visible_only)
     try:
         summary = reverify(samples, out, config, executor=executor, workers=workers, gpus=gpus,
                            shard=parse_shard(shard) if shard else None, cache_root=cache_dir,
@@ -85,6 +104,37 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
         path = write_report(summary.parquet or summary.results, Path(out).parent / (Path(out).stem + "-report"),
                             corpus_rows=[s.__dict__ for s in samples])
         click.echo(f"report: {path}")
+
+
+def _static_screen(samples, out: Path, as_json: bool) -> None:
+    """``--static``: every sample through ``kvdata.reverify.static.screen``; one JSON line each to ``out``."""
+    import json
+    from collections import Counter
+
+    from tqdm.auto import tqdm
+
+    from kvdata.reverify.static import RULES, screen
+
+    if out.exists():
+        raise click.ClickException(f"{out} exists; --static writes a new file (remove it or pick another --out)")
+    counts, flagged, unparsed = Counter(), 0, 0
+    with open(out, "w", encoding="utf-8") as f:
+        for s in tqdm(samples, desc="static screen", unit="row", disable=len(samples) < 1000):
+            rep = screen(s.kernel_code, s.pytorch_code or "")
+            counts.update(rep.flags)
+            flagged += bool(rep.flags)
+            unparsed += not rep.parsed
+            f.write(json.dumps({"id": s.id, "static_flags": rep.flags, "parsed": rep.parsed,
+                                "hits": [vars(h) for h in rep.hits]}) + "\n")
+    summary = {"samples": len(samples), "flagged": flagged, "unparsed": unparsed,
+               "by_rule": {r: counts[r] for r in RULES}, "out": str(out)}
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"{len(samples)} samples screened, {flagged} flagged (flags, not verdicts), {unparsed} not parsed")
+    for rule in RULES:
+        click.echo(f"  {rule:22s} {counts[rule]}")
+    click.echo(f"results: {out}")
 
 
 @main.command("reverify-report")

@@ -416,6 +416,81 @@ def torch_compute_ops(ops: Optional[dict]) -> list[str]:
     return sorted(k for k in (ops or {}) if isinstance(k, str) and k not in DATA_MOVEMENT_OPS)
 
 
+TORCH_SHARE = 0.5     # of the reference's FLOPs: torch running this much in the candidate did the work itself
+
+
+def check_torch_share(meta) -> list[str]:
+    """Catches candidates whose kernels do a token part while torch does the heavy work (the matmul of a Linear
+    in torch, a Triton bias add; the reference's own forward called from the candidate).
+
+    PyTorch's FLOP counter (``harness.flop_counter``: matmuls, convolutions, attention) runs around the
+    reference's forward and around each recorded candidate call. When torch ran at least ``TORCH_SHARE`` of the
+    reference's FLOPs inside the candidate, the flag is ``torch_did_the_work``. A bias add, a reshape or a
+    softmax left to torch counts nothing, so an honest kernel with a torch epilogue passes. References with no
+    counted FLOPs (elementwise ones) are left to ``check_torch_compute`` and the knockout.
+    """
+    ref, calls = meta.ref_flops, [f for f in meta.torch_flops if isinstance(f, (int, float))]
+    if not ref or not calls:
+        return []
+    return ["torch_did_the_work"] if max(calls) >= TORCH_SHARE * ref else []
+
+
+def check_clocks(meta) -> list[str]:
+    """``timer_tampered`` when the candidate replaced a timing entry point (``clocks.Clocks.replaced``): its
+    timing cannot be trusted, whatever the clock read."""
+    return ["timer_tampered"] if meta.clock_patched else []
+
+
+def _rms(outputs: Sequence) -> float:
+    import torch
+
+    values = [t.detach().double().pow(2).sum().item() for t in outputs
+              if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel()]
+    n = sum(t.numel() for t in outputs if isinstance(t, torch.Tensor) and t.is_floating_point())
+    return math.sqrt(sum(values) / n) if n else 0.0
+
+
+def check_configs(configs: list, atol: float, rtol: float,
+                  visible: Sequence = ()) -> tuple[list[str], Optional[str]]:
+    """Catches kernels right only on the visible inputs (a row length hard-coded, a subsample past some width,
+    a one-pass variance that cancels on shifted values): the other sizes and value ranges of ``configs.py``.
+
+    ``configs``: per configuration (name, kind, reference outputs, the candidate's outputs or what it raised,
+    or None when untested, why untested). Returns the flags of the configurations the candidate got wrong
+    (``shape_specialised``, ``range_specialised``) and the ``generalises`` summary: ``true``,
+    ``false: name (why); ...`` or ``untested: name (why); ...``.
+
+    ``atol`` grows with the configuration's output: times its RMS over the visible outputs' (``visible``), when
+    that is above 1. Inputs 40 times larger give outputs whose rounding error is 40 times larger too, far from
+    zero as near it; an honest fp32 matmul would otherwise fail on its near-zero elements."""
+    base = _rms(visible)
+    if not configs:
+        return [], None
+    failed, untested, flags = [], [], []
+    for name, kind, ref, cand, why in configs:
+        if cand is None:
+            untested.append(f"{name} ({why})")
+            continue
+        if isinstance(cand, str):
+            result_ok, detail = False, cand[:120]
+        else:
+            grow = max(1.0, _rms(ref) / base) if base > 0 else 1.0
+            tol = output_tolerances(ref, atol * grow, rtol)
+            cmp = compare_outputs(cand, ref, OutputTolerance.atols(tol), rtol,
+                                         OutputTolerance.centers(tol))
+            result_ok, detail = cmp.ok, cmp.message[:120]
+        if not result_ok:
+            failed.append(f"{name} ({detail})")
+            flag = "shape_specialised" if kind == "shape" else "range_specialised"
+            if flag not in flags:
+                flags.append(flag)
+    if failed:
+        return flags, "false: " + "; ".join(failed)
+    if len(untested) == len(configs):
+        return [], "untested: " + "; ".join(untested)
+    return [], "true" + (f" (untested: {'; '.join(untested)})" if untested else "")
+
+
 def check_dispatch_consistent(ops_per_call: Sequence[Optional[dict]]) -> list[str]:
     """Catches candidates that compute one way while watched and another way after.
 

@@ -29,6 +29,10 @@ FAILING_FLAGS = frozenset({
     "timed_outputs_mismatch",   # a timed call's output was wrong: caching inside the timing loop
     "background_work",          # threads or streams still working after forward returned
     "out_of_bounds",            # compute-sanitizer memcheck found invalid memory accesses (--sanitize)
+    "timer_tampered",           # the candidate replaced a timing entry point (clocks.py): no speedup either
+    "torch_did_the_work",       # torch ran half the reference's FLOPs inside the candidate (checks.check_torch_share)
+    "shape_specialised",        # right on the visible sizes, wrong on other ones (configs.py)
+    "range_specialised",        # right on the visible values, wrong when they are scaled or shifted (configs.py)
 })
 # Flags recorded for the reader but not failing by default.
 WARNING_FLAGS = frozenset({
@@ -67,6 +71,7 @@ class ReverifyConfig:
     timing: TimingConfig = field(default_factory=TimingConfig)
     sanitize: Optional[bool] = None           # one seed under compute-sanitizer; None: on for portability runs
     knockout: bool = True                     # rerun every seed with the kernels disabled (off: measuring its cost)
+    other_configs: bool = True                # also judge other sizes and value ranges (configs.py; off: --visible-only)
     # Warm-up only (never a verdict, so not in config_hash): processes forked ahead per worker
     # (None: 3 on a GPU, 1 on the CPU; 0: fork each sample's process when its job arrives),
     # and whether those rehearse the harness's GPU work before their job (rehearsal.py).
@@ -89,7 +94,7 @@ class ReverifyConfig:
             "seeds": self.seeds, "poison_mb": self.poison_mb, "speedup_limit": self.speedup_limit,
             "tolerances": self.tolerances, "subset_tolerances": self.subset_tolerances,
             "failing_flags": sorted(self.failing_flags), "timing": dataclasses.asdict(self.timing),
-            "sanitize": self.sanitize, "knockout": self.knockout,
+            "sanitize": self.sanitize, "knockout": self.knockout, "other_configs": self.other_configs,
         }
         blob = json.dumps(keyed, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:12]

@@ -41,6 +41,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
+from kvdata.reverify.clocks import Clocks
+from kvdata.reverify.configs import other_configs
 from kvdata.reverify.protocol import Job, WorkerError, WorkerReport
 from kvdata.reverify.timing import time_gpu
 
@@ -49,6 +51,7 @@ META_FILE = "meta.json"
 ROUND_A_FILE = "cand_a.blob"       # round A + post-call inputs; sealed before the bait runs
 ROUND_B_FILE = "cand_b.blob"       # round B, after the bait
 TIMED_FILE = "cand_t.blob"         # the candidate's outputs of its last timed calls
+ROUND_C_FILE = "cand_c.blob"       # the candidate on the other configurations (configs.py)
 REFERENCE_MODULE = "kv_reference"
 BAIT_MODULE = "kv_reference_bait"
 SEAL_LOST_EXIT = 86                # exit status: round A's seal could not be sent (pipe closed or replaced)
@@ -172,27 +175,40 @@ def build_reference_case(module, seed: int, device: str) -> dict:
     init_inputs = list(module.get_init_inputs()) if hasattr(module, "get_init_inputs") else []
     model = module.Model(*init_inputs).to(device).eval()
     inputs = to_device(list(module.get_inputs()), device)
-    with torch.no_grad():
+    counter = flop_counter()
+    with torch.no_grad(), counter:
         outputs = flatten_outputs(model(*clone_inputs(inputs)))
     synchronize(device)
     return {"seed": seed, "init_inputs": init_inputs, "state_dict": model.state_dict(),
-            "inputs": inputs, "outputs": outputs, "model": model}
+            "inputs": inputs, "outputs": outputs, "model": model, "flops": counter.get_total_flops()}
 
 
-def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None) -> None:
+def flop_counter():
+    """PyTorch's own FLOP counter (matmuls, convolutions, attention; elementwise ops count 0), silent. The
+    reference's count against what the candidate's forward ran in torch says who did the heavy work
+    (``checks.check_torch_share``)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    return FlopCounterMode(display=False)
+
+
+def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None, configs: list = ()) -> None:
     """Ship reference outputs (and fingerprints of the inputs) out of the process through the pipe, then close it.
 
     The outputs are written straight from tensor memory; the inputs only as fingerprints
     (dtype, shape, sha256): the parent needs them only to tell whether the candidate
     changed them, and it hashes the post-call inputs itself. ``timed``: the reference's
-    outputs of the last timed calls (``time_gpu``), the answers for the candidate's.
+    outputs of the last timed calls (``time_gpu``), the answers for the candidate's. ``configs``: the other
+    sizes and value ranges (``configs.ConfigCase``): name, kind, outputs, or why untested.
     """
     from kvdata.reverify import tensor_blob
 
     try:
         tensor_blob.dump({"outputs": [c["outputs"] for c in cases],
                           "inputs": [tensor_blob.fingerprint(list(c["inputs"])) for c in cases],
-                          "seeds": [c["seed"] for c in cases], "timed": timed or []}, tensor_blob.fd_sink(ref_fd))
+                          "seeds": [c["seed"] for c in cases], "timed": timed or [],
+                          "configs": [{"name": c.name, "kind": c.kind, "outputs": c.outputs, "untested": c.untested}
+                                      for c in configs]}, tensor_blob.fd_sink(ref_fd))
     finally:
         os.close(ref_fd)
 
@@ -210,6 +226,7 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     """
     job_dir = Path(job_dir)
     seal_pipe = _pipe_identity(seal_fd)     # taken before any candidate code (compile imports it) runs
+    clocks = Clocks.capture()               # likewise: what timing calls, and what must stay put
     job = Job.from_json(json.loads((job_dir / JOB_FILE).read_text()))
     (job_dir / JOB_FILE).unlink()          # the reference's code is not left lying around for the candidate
     meta = Meta(job_dir, received_at, warmup)
@@ -236,13 +253,19 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         ref_module = load_source_module(job.sample["pytorch_code"], job_dir / "reference.py", REFERENCE_MODULE)
         (job_dir / "reference.py").unlink()
         cases = [build_reference_case(ref_module, s, device) for s in job.seeds]
+        meta.report.ref_flops = max(c["flops"] for c in cases)
+        configs = other_configs(ref_module, cases[0], build_reference_case,
+                                lambda model, x: flatten_outputs(model(*clone_inputs(x))), device) \
+            if job.other_configs else []
         out_specs = [(tuple(t.shape), t.dtype) for t in cases[0]["outputs"]]
         timing = job.timing if device != "cpu" else None
         timed = None
         if timing:
             meta.report.ref_ms, timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device,
-                                                 job.timing_seed)
-        send_reference(ref_fd, cases, timed)
+                                                 job.timing_seed, clocks)
+        send_reference(ref_fd, cases, timed, configs)
+        for c in configs:
+            c.outputs = []
         del timed
         # the knockout's decoy: weights and inputs of a seed no round compares (its outputs are not needed)
         decoy = build_reference_case(ref_module, job.decoy_seed, device)
@@ -268,29 +291,59 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         meta.fail(e)
         return
     meta.report.compile_s = time.monotonic() - t0
+    _note_replaced_clocks(clocks, meta)
     meta.report.cache_hit, meta.report.compile_log = candidate.cache_hit, (candidate.compile_log or "")[-4000:]
 
     # 3. run: A → reference bait → B
     meta.stage("run")
     try:
         _run_rounds(job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe)
+        _config_round(candidate, configs, device, meta, job_dir)
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
+    _note_replaced_clocks(clocks, meta)
 
     # 4. time, on fresh inputs per call; the last calls' outputs are judged too
     if timing:
         meta.stage("time")
         try:
             model = make_candidate_module(candidate, cases[0], device, meta)
-            meta.report.kernel_ms, timed = time_gpu(model, cases[0]["inputs"], timing, device, job.timing_seed)
+            meta.report.kernel_ms, timed = time_gpu(model, cases[0]["inputs"], timing, device, job.timing_seed,
+                                                    clocks)
             with _BlobFile(job_dir / TIMED_FILE) as blob:
                 blob.finish({"T": [[blob.add(t) for t in call] for call in timed]})
             del timed
         except BaseException as e:  # noqa: BLE001
             meta.fail(e)
             return
+    _note_replaced_clocks(clocks, meta)
     meta.stage("done")
+
+
+def _config_round(candidate, configs: list, device: str, meta: Meta, job_dir: Path) -> None:
+    """The candidate on each tested configuration (``configs.py``), a fresh instance per configuration with its
+    constructor arguments and weights; what it raised stands in for its outputs (a string: it did not run)."""
+    tested = [c for c in configs if not c.untested]
+    if not tested:
+        return
+    with _BlobFile(job_dir / ROUND_C_FILE) as blob:
+        outputs = []
+        for c in tested:
+            case = {"seed": c.seed, "init_inputs": c.init_inputs, "state_dict": c.state_dict, "inputs": c.inputs}
+            try:
+                model = make_candidate_module(candidate, case, device, meta)
+                outputs.append(_candidate_round(candidate, model, [case], device, meta, blob).outputs[0])
+            except Exception as exc:  # noqa: BLE001 - a candidate that fails on another size fails that size
+                outputs.append(f"{type(exc).__name__}: {exc}"[:300])
+            finally:
+                model = None
+        blob.finish({"C": outputs})
+
+
+def _note_replaced_clocks(clocks: Clocks, meta: Meta) -> None:
+    """Record the timing entry points the candidate has replaced so far (``checks.check_clocks``)."""
+    meta.report.clock_patched = sorted(set(meta.report.clock_patched) | set(clocks.replaced()))
 
 
 def _confine_to_job(job_dir: Path, cache_dir: Path, device: str) -> Optional[str]:
@@ -427,7 +480,8 @@ def _run_rounds(job: Job, job_dir, meta, candidate, cases, decoy, out_specs, dev
         blob.finish({"B": b.outputs})
     del bait, bait_outputs
     report = meta.report
-    report.launches, report.torch_ops = {"A": a.launches, "B": b.launches}, a.torch_ops
+    report.launches, report.torch_ops, report.torch_flops = {"A": a.launches, "B": b.launches}, a.torch_ops, \
+        a.torch_flops
     report.output_aliases_input = a.aliases_input or b.aliases_input
     report.output_aliases_reference, report.background_work = b.aliases_reference, b.background
 
@@ -509,6 +563,7 @@ class _Round:
         self.inputs_after: list = []
         self.launches: list = []
         self.torch_ops: list = []                # aten ops of each call, by name (record_ops)
+        self.torch_flops: list = []              # FLOPs torch ran in each call (record_ops; flop_counter)
         self.aliases_input = False
         self.aliases_reference = False
         self.background = False
@@ -535,10 +590,13 @@ def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, bef
         if before_call is not None:
             before_call()
         recorder = torch_op_recorder() if record_ops else None
-        with recorder if recorder is not None else contextlib.nullcontext():
+        counter = flop_counter() if record_ops else None
+        with recorder if recorder is not None else contextlib.nullcontext(), \
+                counter if counter is not None else contextlib.nullcontext():
             call = _call_candidate(candidate, model, inputs, device, watch_background)
         if recorder is not None:
             result.torch_ops.append(recorder.counts)
+            result.torch_flops.append(counter.get_total_flops())
         out = call.outputs
         result.aliases_input |= output_aliases(out, inputs)
         if bait_outputs:

@@ -179,6 +179,7 @@ class Job:
     poison_mb: int = 64
     timing: Optional[dict] = None
     knockout: bool = True
+    other_configs: bool = True
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -223,6 +224,9 @@ class WorkerReport:
     compile_log: str = ""
     launches: dict = field(default_factory=dict)
     torch_ops: list = field(default_factory=list)
+    torch_flops: list = field(default_factory=list)     # FLOPs torch ran in each recorded candidate call
+    ref_flops: Optional[int] = None                      # FLOPs of the reference's forward (flop_counter)
+    clock_patched: list = field(default_factory=list)    # timing entry points the candidate replaced
     output_aliases_input: bool = False
     output_aliases_reference: bool = False
     background_work: bool = False
@@ -270,7 +274,8 @@ _REPORT_PARSERS = {
     "stage": _str, "error": _optional(_error), "stage_s": _dict, "clock": _dict,
     "write_confinement": _optional(_str), "ref_ms": _optional(_number), "kernel_ms": _optional(_number),
     "compile_s": _optional(_number), "cache_hit": _optional(_bool), "compile_log": _str, "launches": _dict,
-    "torch_ops": _list, "output_aliases_input": _bool, "output_aliases_reference": _bool,
+    "torch_ops": _list, "torch_flops": _list, "ref_flops": _optional(_number), "clock_patched": _list,
+    "output_aliases_input": _bool, "output_aliases_reference": _bool,
     "background_work": _bool, "state_dict_mismatch": _bool, "seal_not_sent": _bool,
 }
 
@@ -316,6 +321,7 @@ class ResultRow:
     verified_at: Optional[str] = None
     torch_compute_ops: Optional[list] = None
     knockout: Optional[str] = None
+    generalises: Optional[str] = None      # other sizes and value ranges: "true", "false: ...", "untested: ..."
     timed_outputs_checked: Optional[bool] = None
     sanitizer: Optional[str] = None
     stage_s: Optional[dict] = None

@@ -57,6 +57,7 @@ def rehearse(device: str, poison_mb: int = 64, flush_mb: int = 256) -> None:
     device-to-host copies of the blob writer, poisoning, event timing, one Triton launch."""
     from kvdata.reverify import checks, tensor_blob
     from kvdata.reverify.harness import build_reference_case
+    from kvdata.reverify.clocks import Clocks
     from kvdata.reverify.timing import time_gpu
 
     case = build_reference_case(_rehearsal_module(), 0, device)
@@ -67,7 +68,8 @@ def rehearse(device: str, poison_mb: int = 64, flush_mb: int = 256) -> None:
     if device == "cpu":                                   # nothing to warm but the code path (tests)
         return
     model, inputs = case["model"], case["inputs"]
-    time_gpu(model, inputs, {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device, seed=0)
+    time_gpu(model, inputs, {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device, seed=0,
+             clocks=Clocks.capture())
     if triton is not None:
         _launch_triton(inputs[0])
 

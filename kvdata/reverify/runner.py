@@ -22,14 +22,15 @@ from kvdata.reverify import checks
 from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve_backend
 from kvdata.reverify.backends.base import ToolchainError
 from kvdata.reverify.config import ReverifyConfig
-from kvdata.reverify.harness import JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, SEAL_LOST_EXIT, TIMED_FILE
+from kvdata.reverify.harness import (JOB_FILE, META_FILE, ROUND_A_FILE, ROUND_B_FILE, ROUND_C_FILE, SEAL_LOST_EXIT,
+                                     TIMED_FILE)
 from kvdata.reverify.protocol import Job, JobStatus, ResultRow, WorkerReport
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
 
 STATUSES = ("correct", "incorrect", "inconclusive", "compile_error", "toolchain_error", "runtime_error", "timeout",
-            "crashed", "flagged", "compiled", "no_reference", "skipped")
+            "crashed", "flagged", "shape_specialised", "range_specialised", "compiled", "no_reference", "skipped")
 # inconclusive: the outputs match, but the reference is all zeros, so a kernel that writes nothing would too.
 # toolchain_error: the compiler or its headers failed (backends.base.ToolchainError), so the sample was not
 # judged; a compile_error is the sample's own.
@@ -176,7 +177,7 @@ class Verifier:
                   timing_seed=draw_seeds(1, self.config.seed)[0], device=backend.device(), backend=name,
                   cache_dir=str(sample_cache), poison_mb=self.config.poison_mb,
                   timing=vars(self.config.timing) if self.config.timing.enabled else None,
-                  knockout=self.config.knockout)
+                  knockout=self.config.knockout, other_configs=self.config.other_configs)
         (job_dir / JOB_FILE).write_text(json.dumps(job.to_json()))
         outcome = worker.run(job_dir, self.config.timeout_s, self.config.memory_mb, backend.device())
         try:
@@ -184,7 +185,8 @@ class Verifier:
                 self._judge(row, backend, outcome, job_dir, atol, rtol)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
-        if self.sanitize_enabled(backend) and row.status in ("correct", "flagged", "incorrect"):
+        if self.sanitize_enabled(backend) and row.status in ("correct", "flagged", "incorrect", "shape_specialised",
+                                                              "range_specialised"):
             self._sanitize(row, sample, name, backend, seeds[0], sample_cache)
         if row.cache_hit is None and name == "triton-gpu" and row.status in ("correct", "incorrect", "flagged"):
             row.cache_hit = _count_entries(cache) == entries_before
@@ -302,10 +304,22 @@ class Verifier:
             rounds_a, rounds_b, inputs_after = _read_candidate(round_a, ref["inputs"], b_path)
             knockout = _read_knockout(round_a) or None      # {}: the backend has no kernel gate
             timed = _read_timed(job_dir / TIMED_FILE) if meta.kernel_ms else None
+            configs = _read_configs(job_dir / ROUND_C_FILE, ref["configs"])
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
         self._apply_checks(row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol, knockout, timed)
+        self._apply_configs(row, configs, atol, rtol, ref["outputs"][0] if ref["outputs"] else [])
         row.judge_s = time.monotonic() - t_judge
+
+    def _apply_configs(self, row: ResultRow, configs: list, atol: float, rtol: float, visible: list) -> None:
+        """Other sizes and value ranges (``configs.py``): a sample right on the visible inputs only is
+        ``shape_specialised`` or ``range_specialised``, not ``correct``."""
+        flags, row.generalises = checks.check_configs(configs, atol, rtol, visible)
+        flags = [f for f in flags if f in self.config.failing_flags]
+        row.flags += flags
+        if flags and row.status == "correct":
+            row.status = flags[0]
+            row.message = "right on the visible inputs only: " + (row.generalises or "").removeprefix("false: ")
 
     def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol,
                       knockout: Optional[dict] = None, timed: Optional[list] = None) -> None:
@@ -331,6 +345,8 @@ class Verifier:
         flags += checks.check_torch_compute(all_ops)
         row.torch_compute_ops = checks.torch_compute_ops(all_ops)[:20] or None
         flags += checks.check_dispatch_consistent(ops_per_call)
+        flags += checks.check_torch_share(meta)
+        flags += checks.check_clocks(meta)
         if knockout is not None:
             needed, result = checks.check_kernels_needed(knockout, ref["outputs"], tolerances, rtol)
             flags += needed
@@ -346,7 +362,7 @@ class Verifier:
             flags += checks.check_timed_outputs(timed, ref.get("timed"), atol, rtol)
         row.max_abs_err = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
         failing = [f for f in flags if f in self.config.failing_flags]
-        timing_failed = {"timed_outputs_mismatch", "background_work"} & set(flags)
+        timing_failed = {"timed_outputs_mismatch", "background_work", "timer_tampered"} & set(flags)
         if row.ref_ms and row.kernel_ms and not timing_failed:
             row.speedup = row.ref_ms / row.kernel_ms
             flags += checks.check_plausible_speedup(row.speedup, self.config.speedup_limit)
@@ -354,6 +370,8 @@ class Verifier:
             row.status, row.message = "incorrect", verdict.message
         elif failing:
             row.status, row.message = "flagged", "outputs match but: " + ", ".join(failing)
+            if "timer_tampered" in failing:
+                row.message += f" (replaced: {', '.join(map(str, meta.clock_patched[:6]))})"
         elif checks.is_undecidable(tolerances):
             row.status, row.message = "inconclusive", ("every reference output is all zeros: a kernel that "
                                                              "writes nothing cannot be told from a right one")
@@ -412,7 +430,12 @@ def _read_reference(payload) -> dict:
     timed = tree.get("timed") or []
     if not isinstance(timed, list) or not all(isinstance(t, torch.Tensor) for call in timed for t in _as_list(call)):
         raise ValueError("reference blob is malformed")
-    return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds"), "timed": [_as_list(c) for c in timed]}
+    configs = tree.get("configs") or []
+    if not isinstance(configs, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str)
+                                                and isinstance(c.get("outputs"), list) for c in configs):
+        raise ValueError("reference blob is malformed")
+    return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds"), "timed": [_as_list(c) for c in timed],
+            "configs": configs}
 
 
 def _open_round_a(path: Path):
@@ -473,6 +496,28 @@ def _read_knockout(round_a) -> dict:
         handed = [_as_list(blob._decode(seed)) for seed in node.get("handed") or []]
         tree[str(mode)] = {"outputs": outputs, "handed": handed}
     return tree
+
+
+def _read_configs(path: Path, ref_configs: list) -> list:
+    """Per reference configuration (``configs.py``): (name, kind, reference outputs, candidate outputs or what it
+    raised, or None when untested, why untested)."""
+    from kvdata.reverify.tensor_blob import Blob, open_blob_file
+
+    tested = [c for c in ref_configs if not c.get("untested")]
+    cand: list = []
+    if tested:
+        if not path.exists():
+            raise ValueError("the candidate's run on the other configurations is missing")
+        blob = Blob(open_blob_file(path))
+        raw = blob.raw_tree
+        if not isinstance(raw, dict) or not isinstance(raw.get("C"), list) or len(raw["C"]) != len(tested):
+            raise ValueError("other-configurations blob is malformed")
+        cand = [node if isinstance(node, str) else _as_list(blob._decode(node)) for node in raw["C"]]
+    out, it = [], iter(cand)
+    for c in ref_configs:
+        untested = str(c.get("untested") or "")
+        out.append((c["name"], str(c.get("kind")), _as_list(c["outputs"]), None if untested else next(it), untested))
+    return out
 
 
 def _read_timed(path: Path) -> Optional[list]:

@@ -8,8 +8,10 @@ streams or threads is inside the region.
 """
 from __future__ import annotations
 
-import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from kvdata.reverify.clocks import Clocks
 
 TIMED_CHECKED = 2                  # the last timed calls whose outputs the parent checks
 TIMING_JITTER = 0.05               # relative perturbation that makes each timed call's inputs new
@@ -40,13 +42,15 @@ def timing_inputs(base: list, seed: int, rep: int) -> list:
     return out
 
 
-def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int) -> tuple[Optional[float], list]:
+def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int,
+             clocks: "Clocks") -> tuple[Optional[float], list]:
     """(median milliseconds, outputs of the last ``TIMED_CHECKED`` timed calls, on the host).
 
     Each timed call gets fresh inputs (``timing_inputs``), an L2 flush, and a whole-device
     synchronisation on both sides of its timed region: work a sample leaves on other streams
     or threads is inside the region, not after it. The region is measured with device events
-    recorded after each synchronisation.
+    recorded after each synchronisation, through ``clocks``: the handles taken before any candidate code ran
+    (:class:`kvdata.reverify.clocks.Clocks`), not whatever the names reach now.
     """
     import torch
 
@@ -58,20 +62,20 @@ def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int) -> 
     with torch.no_grad():
         for rep in range(warmup):
             model(*timing_inputs(base_inputs, seed, -1 - rep))
-        torch.cuda.synchronize()
-        spent = time.monotonic()
+        clocks.synchronize()
+        spent = clocks.monotonic()
         for rep in range(reps):
             inputs = timing_inputs(base_inputs, seed, rep)
             flush.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize()
-            start.record()
+            start, end = clocks.event(), clocks.event()
+            clocks.synchronize()
+            clocks.record(start)
             out = model(*inputs)
-            torch.cuda.synchronize()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-            last = rep == reps - 1 or time.monotonic() - spent > float(timing["max_seconds"])
+            clocks.synchronize()
+            clocks.record(end)
+            clocks.wait(end)
+            times.append(clocks.elapsed_ms(start, end))
+            last = rep == reps - 1 or clocks.monotonic() - spent > float(timing["max_seconds"])
             kept = (kept + [[t.detach() for t in flatten_outputs(out)]])[-TIMED_CHECKED:]   # on the device
             del out, inputs
             if last:

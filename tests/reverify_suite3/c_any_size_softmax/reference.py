@@ -1,0 +1,22 @@
+import torch, torch.nn as nn
+
+ROWS = 48
+COLS = 700
+
+
+class Model(nn.Module):
+    """Row-wise softmax."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []
