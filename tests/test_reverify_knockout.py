@@ -81,3 +81,40 @@ def test_knockout_is_reported_for_every_judged_row(knockout_run):
     assert judged and all(r.get("knockout", "").startswith("skip:") for r in judged)
     assert "skip: 0/2 still right; poison: 0/2 still right; zero: 0/2 still right" in knockout_run["honest_linear_gelu"]["knockout"]
     assert "answer handed to a kernel on 2/2" in knockout_run["eager_copy"]["knockout"]
+
+
+_RELU_REFERENCE = ("import torch, torch.nn as nn\nROWS = 64\nCOLS = 256\nclass Model(nn.Module):\n"
+                   "    def forward(self, x):\n        return torch.relu(x)\n\ndef get_inputs():\n"
+                   "    return [torch.randn(ROWS, COLS)]\n\ndef get_init_inputs():\n    return []\n")
+_RELU_KERNEL = '''
+import torch, torch.nn as nn, triton, triton.language as tl
+
+@triton.jit
+def relu_kernel(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(o_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        out = torch.empty_like(x)
+        LAUNCH
+'''
+
+
+def test_a_torch_fallback_behind_a_raising_launch_is_not_needed_kernels(tmp_path):
+    """The knockout's `raise` mode: a launch that raises, caught by `except: return torch.relu(x)`, leaves the
+    answer right, so the kernel is `kernel_not_needed`; the same kernel without the fallback stays `correct`."""
+    launch = "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)"
+    fallback = _RELU_KERNEL.replace("LAUNCH", f"try:\n            {launch}\n            return out\n"
+                                              "        except Exception:\n            return torch.relu(x)")
+    plain = _RELU_KERNEL.replace("LAUNCH", f"{launch}\n        return out")
+    out = tmp_path / "r.jsonl"
+    reverify([Sample(id="fallback", language="triton", pytorch_code=_RELU_REFERENCE, kernel_code=fallback),
+              Sample(id="plain", language="triton", pytorch_code=_RELU_REFERENCE, kernel_code=plain)], out,
+             ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=120, memory_mb=3000), workers=2,
+             cache_root=tmp_path / "cache", progress=False)
+    rows = {r["id"]: r for r in read_results(out)}
+    assert rows["fallback"]["status"] == "flagged" and "kernel_not_needed" in rows["fallback"]["flags"]
+    assert "raise: 2/2 still right" in rows["fallback"]["knockout"]
+    assert rows["plain"]["status"] == "correct", rows["plain"]

@@ -14,6 +14,9 @@ If it is, the kernels did not compute it (``checks.check_kernels_needed``:
   the model's own inputs, parameters and buffers. A HIP extension's kernels run inside its C++
   function, out of reach: the function runs, then what it returned and the tensors it was
   handed (again except inputs, parameters and buffers) are poisoned.
+- ``raise``: the launch raises :class:`LaunchKnockedOut`, as a launch that fails to compile or run would. A
+  candidate that catches it and computes the answer with torch (``try: launch / except: torch``) is still
+  right without its kernels. (Outside the knockout, a launch that raises does not count as a launch.)
 - ``zero``: the same tensors filled with zeros. A kernel that only zero-fills a buffer torch
   then writes into, or that clears a NaN "canary" torch adds to its own answer, is not needed
   when its tensors come out zero anyway: the answer is still right.
@@ -31,7 +34,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-KNOCKOUT_MODES = ("skip", "poison", "zero")
+KNOCKOUT_MODES = ("skip", "poison", "zero", "raise")
+
+
+class LaunchKnockedOut(RuntimeError):
+    """What a kernel launch raises in the knockout's ``raise`` mode."""
 SNAPSHOT_BYTES = 64 << 20        # copies of kernel arguments kept per knockout round
 SNAPSHOTS_PER_CALL = 8
 SAMPLE_ELEMENTS = 1 << 18        # a knockout output or argument is compared on this many evenly spaced elements
@@ -91,8 +98,11 @@ class KernelGate:
     def launch(self, run: Callable[[], Any], tensors: Iterable) -> Any:
         """A Triton launch: ``run()`` launches the kernel; ``tensors`` are its tensor arguments."""
         if self.mode is None:
-            self.count += 1
-            return run()
+            result = run()
+            self.count += 1                 # counted once it returned: a launch that raised launched nothing
+            return result
+        if self.mode == "raise":
+            raise LaunchKnockedOut("kernel launch failed (knockout)")
         tensors = list(tensors)
         self._snapshot(tensors)
         if self.mode in ("poison", "zero"):
@@ -102,8 +112,11 @@ class KernelGate:
     def call(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
         """An extension function whose kernels launch from C++: run it, poison its results when armed."""
         if self.mode is None:
+            result = fn(*args, **kwargs)
             self.count += 1
-            return fn(*args, **kwargs)
+            return result
+        if self.mode == "raise":
+            raise LaunchKnockedOut("extension call failed (knockout)")
         handed = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
         self._snapshot(handed)
         result = fn(*args, **kwargs)
