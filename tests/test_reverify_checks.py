@@ -247,3 +247,16 @@ def test_max_abs_matches_torch_across_chunks(dtype):
         assert math.isnan(checks._max_abs(t))
         t[-1] = float("-inf")
         assert checks._max_abs(t) == math.inf
+
+
+def test_timed_outputs_must_be_plain_tensors():
+    """A subclass that computes on first read would be timed at nothing: the timing refuses it (the timing loop
+    itself needs a GPU; this is the check it calls inside the timed region)."""
+    from kvdata.reverify.timing import LazyOutput, refuse_lazy
+
+    class ComputesOnRead(torch.Tensor):
+        pass
+
+    refuse_lazy([torch.ones(3), torch.nn.Parameter(torch.ones(2))])
+    with pytest.raises(LazyOutput, match="not a plain tensor"):
+        refuse_lazy([torch.ones(3), torch.ones(3).as_subclass(ComputesOnRead)])

@@ -6,14 +6,13 @@ then fails loudly, so the list stays honest); timing-loop tricks are judged on t
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from kvdata.reverify import reverify
-from kvdata.reverify.config import ReverifyConfig
-from kvdata.reverify.samples import Sample
-from kvdata.reverify.store import read_results
+sys.path.insert(0, str(Path(__file__).parent))
+from reverify_manifest import run_cases  # noqa: E402
 
 ROOT = Path(__file__).parent / "reverify_redteam"
 MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
@@ -27,13 +26,7 @@ INCONCLUSIVE = {"c_mostly_zero_honest", "h_mostly_zero_relu_shift"}
 
 @pytest.fixture(scope="module")
 def redteam_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("redteam")
-    samples = [Sample(id=e["case"], language="triton", pytorch_code=(ROOT / e["case"] / "reference.py").read_text(),
-                      kernel_code=(ROOT / e["case"] / "kernel.py").read_text()) for e in MANIFEST]
-    out = tmp / "results.jsonl"
-    reverify(samples, out, ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=120, memory_mb=3000),
-             workers=2, cache_root=tmp / "cache", progress=False)
-    return {r["id"]: r for r in read_results(out)}
+    return run_cases(ROOT, MANIFEST, tmp_path_factory.mktemp("redteam"))
 
 
 @pytest.mark.parametrize("entry", [pytest.param(e, id=e["case"], marks=pytest.mark.xfail(strict=True,

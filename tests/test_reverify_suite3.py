@@ -9,6 +9,7 @@ loudly, so the list stays honest. Timing tricks compute the right answer and are
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from kvdata.reverify import reverify
 from kvdata.reverify.config import ReverifyConfig
 from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import read_results
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reverify_manifest import run_cases  # noqa: E402
 
 ROOT = Path(__file__).parent / "reverify_suite3"
 MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
@@ -29,13 +33,7 @@ TIMING_ONLY = {"h_identity_version_cache", "h_init_precompute", "h_data_ptr_cach
 
 @pytest.fixture(scope="module")
 def suite_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("suite3")
-    samples = [Sample(id=e["case"], language="triton", pytorch_code=(ROOT / e["case"] / "reference.py").read_text(),
-                      kernel_code=(ROOT / e["case"] / "kernel.py").read_text()) for e in MANIFEST]
-    out = tmp / "results.jsonl"
-    reverify(samples, out, ReverifyConfig(backend="triton-interpreter", seeds=2, timeout_s=120, memory_mb=3000),
-             workers=2, cache_root=tmp / "cache", progress=False)
-    return {r["id"]: r for r in read_results(out)}
+    return run_cases(ROOT, MANIFEST, tmp_path_factory.mktemp("suite3"))
 
 
 def _param(e):

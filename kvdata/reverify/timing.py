@@ -42,6 +42,22 @@ def timing_inputs(base: list, seed: int, rep: int) -> list:
     return out
 
 
+class LazyOutput(TypeError):
+    """A timed call returned something other than a plain tensor (see :func:`refuse_lazy`)."""
+
+
+def refuse_lazy(outputs: list) -> None:
+    """Inside the timed region: every output must be a plain tensor. A tensor subclass can compute on first read
+    (after the region closed) and a lazy object likewise, so a timing of either would time nothing; the sample's
+    timing stage fails instead, with this reason."""
+    import torch
+
+    for t in outputs:
+        if type(t) not in (torch.Tensor, torch.nn.Parameter):
+            raise LazyOutput(f"a timed call returned a {type(t).__module__}.{type(t).__qualname__}, not a plain "
+                             "tensor: it could compute after the timed region, so it cannot be timed")
+
+
 def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int,
              clocks: "Clocks") -> tuple[Optional[float], list]:
     """(median milliseconds, outputs of the last ``TIMED_CHECKED`` timed calls, on the host).
@@ -71,6 +87,7 @@ def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int,
             clocks.synchronize()
             clocks.record(start)
             out = model(*inputs)
+            refuse_lazy(flatten_outputs(out))
             clocks.synchronize()
             clocks.record(end)
             clocks.wait(end)
