@@ -13,47 +13,22 @@ import argparse
 import collections
 import json
 import os
-import re
+import sys
 import time
 from pathlib import Path
 
-from kvdata.reverify.static import RULES, screen
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from reverify_hostile_gpu import hostile_suite, knockout_suite, manifest_suite  # noqa: E402
+
+from kvdata.reverify.static import RULES, screen  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-TESTS = REPO / "tests"
 
 
-def manifest_cases(folder: str) -> list[tuple]:
-    root = TESTS / folder
-    out = []
-    for e in json.loads((root / "manifest.json").read_text()):
-        d = root / e["case"]
-        hostile = e["kind"] == "hostile"
-        out.append((f"{folder}/{e['case']}", hostile, (d / "kernel.py").read_text(), (d / "reference.py").read_text()))
-    return out
-
-
-def hostile_cases() -> list[tuple]:
-    ref = (TESTS / "hostile" / "reference.py").read_text()
-    isolation = {"reference", "hang", "memory_bomb", "spawn_storm", "read_credentials", "write_outside",
-                 "kill_zygote", "plant_for_others", "stop_next_sample", "segfault", "os_exit", "system_exit"}
-    return [(f"hostile/{p.stem}", p.stem != "_honest", p.read_text(), ref)
-            for p in sorted((TESTS / "hostile").glob("*.py")) if p.stem not in isolation]
-
-
-def knockout_cases() -> list[tuple]:
-    suite = TESTS / "knockout_suite"
-    common = (suite / "kernels" / "_common.py").read_text()
-    out = []
-    for p in sorted((suite / "kernels").glob("*.py")):
-        if p.name.startswith("_"):
-            continue
-        text = p.read_text()
-        ref = re.match(r"# reference: (\w+)", text).group(1)
-        honest = bool(re.search(r'^"""Control', text, re.M))
-        out.append((f"knockout/{p.stem}", not honest, common + "\n\n" + text,
-                    (suite / "references" / f"{ref}.py").read_text()))
-    return out
+def cases_of(suite: list[tuple]) -> list[tuple]:
+    """``reverify_hostile_gpu``'s (id, kind, reference, kernel) as (id, hostile, kernel, reference)."""
+    return [(cid, kind == "hostile", kernel, ref) for cid, kind, ref, kernel in suite]
 
 
 def honest_samples() -> list[tuple]:
@@ -68,8 +43,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=100_000, help="rows for the speed measurement")
     ap.add_argument("--json", type=Path, default=Path("out/bench/eval_static.json"))
     args = ap.parse_args()
-    suites = {"reverify_suite3": manifest_cases("reverify_suite3"), "reverify_redteam": manifest_cases("reverify_redteam"),
-              "hostile": hostile_cases(), "knockout_suite": knockout_cases(), "honest samples": honest_samples()}
+    suites = {"reverify_suite3": cases_of(manifest_suite("reverify_suite3", "suite3")),
+              "reverify_redteam": cases_of(manifest_suite("reverify_redteam", "redteam")),
+              "hostile": cases_of(hostile_suite()), "knockout_suite": cases_of(knockout_suite()),
+              "honest samples": honest_samples()}
     table, by_rule = [], collections.Counter()
     print(f"{'suite':18} {'hostile flagged':>16} {'honest flagged':>15}")
     for name, cases in suites.items():
