@@ -476,8 +476,7 @@ def check_configs(configs: list, atol: float, rtol: float,
         else:
             grow = max(1.0, _rms(ref) / base) if base > 0 else 1.0
             tol = output_tolerances(ref, atol * grow, rtol)
-            cmp = compare_outputs(cand, ref, OutputTolerance.atols(tol), rtol,
-                                         OutputTolerance.centers(tol))
+            cmp = compare_outputs(cand, ref, OutputTolerance.atols(tol), rtol, OutputTolerance.centers(tol))
             result_ok, detail = cmp.ok, cmp.message[:120]
         if not result_ok:
             failed.append(f"{name} ({detail})")

@@ -5,19 +5,22 @@
 1. **reference** — import ``pytorch_code``, and for every seed build ``Model`` and fresh
    inputs under that seed, run it, and write the outputs (with the inputs, for the
    parent's unchanged-inputs check: their sha256 fingerprints) to ``ref_fd``, a pipe to
-   the zygote, as a raw tensor blob (never a pickle). The pipe is
+   the zygote, as a raw tensor blob (never a pickle), together with the other sizes and value ranges
+   (``configs.py``) and PyTorch's FLOP count of the forward. The timing entry points are captured before
+   anything else runs (``clocks.py``). The pipe is
    closed and the reference module, its outputs and the allocator's cache are dropped
    *before any candidate code is imported*: the candidate never holds the trusted answer.
 2. **compile** — ``backend.build`` turns ``kernel_code`` into a ``Candidate``.
 3. **run** — round A: every seed (allocator poisoned before each call, aten ops recorded),
    outputs and post-call inputs written to ``cand_a.blob`` as each call returns; then the
-   knockout rounds (``knockout.py``: every seed again with the kernels skipped, poisoned or
-   zeroed, each mode after a decoy call) into the same blob, which is then **sealed**: its
+   knockout rounds (``knockout.py``: every seed again with the kernels skipped, poisoned,
+   zeroed or raising, each mode after a decoy call) into the same blob, which is then **sealed**: its
    size and sha256 leave through ``seal_fd``, a pipe to the zygote closed before anything
    below runs. Then the reference again, in-process, as **bait**, on a fresh input set
    (its own seeds: fresh weights and inputs no compared round uses; its outputs kept alive,
    its module dropped). Round B: every seed again, to ``cand_b.blob``, watching for work left
-   running after each call. Launches per call, aliasing and errors go to ``meta.json``
+   running after each call. Round C: a fresh candidate per other configuration, to ``cand_c.blob``.
+   Launches per call, torch's FLOPs, aliasing, replaced clocks and errors go to ``meta.json``
    (``protocol.WorkerReport``).
 4. **time** (GPU only, ``timing.py``) — warm-up, then per timed call fresh inputs (``timing_inputs``), an L2
    flush, whole-device synchronisation around device events; median of repeats, for the

@@ -513,6 +513,10 @@ def _read_configs(path: Path, ref_configs: list) -> list:
         if not isinstance(raw, dict) or not isinstance(raw.get("C"), list) or len(raw["C"]) != len(tested):
             raise ValueError("other-configurations blob is malformed")
         cand = [node if isinstance(node, str) else _as_list(blob._decode(node)) for node in raw["C"]]
+        import torch
+
+        if not all(isinstance(c, str) or all(isinstance(t, torch.Tensor) for t in c) for c in cand):
+            raise ValueError("other-configurations blob holds something other than tensors")
     out, it = [], iter(cand)
     for c in ref_configs:
         untested = str(c.get("untested") or "")
