@@ -463,9 +463,9 @@ def check_configs(configs: list, atol: float, rtol: float,
     ``atol`` grows with the configuration's output: times its RMS over the visible outputs' (``visible``), when
     that is above 1. Inputs 40 times larger give outputs whose rounding error is 40 times larger too, far from
     zero as near it; an honest fp32 matmul would otherwise fail on its near-zero elements."""
-    base = _rms(visible)
     if not configs:
         return [], None
+    base = _rms(visible)
     failed, untested, flags = [], [], []
     for name, kind, ref, cand, why in configs:
         if cand is None:

@@ -100,10 +100,10 @@ def _resized(module, visible: dict, name: str, factor: float, build: Callable, d
 def _rescaled(visible: dict, name: str, scale: float, shift: float, run: Callable) -> ConfigCase:
     import torch
 
-    inputs = [t * scale + shift if isinstance(t, torch.Tensor) and t.is_floating_point() else t
-              for t in visible["inputs"]]
     if not any(isinstance(t, torch.Tensor) and t.is_floating_point() for t in visible["inputs"]):
         return ConfigCase(name, "range", untested="no floating-point input")
+    inputs = [t * scale + shift if isinstance(t, torch.Tensor) and t.is_floating_point() else t
+              for t in visible["inputs"]]
     try:
         with torch.no_grad():
             outputs = run(visible["model"], inputs)

@@ -501,6 +501,8 @@ def _read_knockout(round_a) -> dict:
 def _read_configs(path: Path, ref_configs: list) -> list:
     """Per reference configuration (``configs.py``): (name, kind, reference outputs, candidate outputs or what it
     raised, or None when untested, why untested)."""
+    import torch
+
     from kvdata.reverify.tensor_blob import Blob, open_blob_file
 
     tested = [c for c in ref_configs if not c.get("untested")]
@@ -513,8 +515,6 @@ def _read_configs(path: Path, ref_configs: list) -> list:
         if not isinstance(raw, dict) or not isinstance(raw.get("C"), list) or len(raw["C"]) != len(tested):
             raise ValueError("other-configurations blob is malformed")
         cand = [node if isinstance(node, str) else _as_list(blob._decode(node)) for node in raw["C"]]
-        import torch
-
         if not all(isinstance(c, str) or all(isinstance(t, torch.Tensor) for t in c) for c in cand):
             raise ValueError("other-configurations blob holds something other than tensors")
     out, it = [], iter(cand)

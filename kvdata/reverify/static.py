@@ -95,7 +95,7 @@ def _jit_kernels(tree: ast.Module) -> dict[str, int]:
     return out
 
 
-def _launches_kernel(nodes) -> bool:
+def _calls_something(nodes) -> bool:
     """Whether ``nodes`` call anything: a launch ``name[grid](...)``, or a wrapper that may launch one."""
     return any(isinstance(n, ast.Call) for body in nodes for n in ast.walk(body))
 
@@ -161,7 +161,7 @@ def screen(kernel_code: str, reference_code: str = "") -> StaticReport:
             if type(node.value) is int and node.value in sizes:
                 hits.append(StaticHit("shape_literal", node.lineno, str(node.value)))
         elif isinstance(node, ast.Try):
-            if _launches_kernel(node.body) and _torch_compute(node.handlers):
+            if _calls_something(node.body) and _torch_compute(node.handlers):
                 hits.append(StaticHit("torch_fallback", node.lineno, "try: launch / except: torch"))
     called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     for name, line in kernels.items():

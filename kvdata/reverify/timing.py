@@ -87,14 +87,15 @@ def time_gpu(model, base_inputs: list, timing: dict, device: str, seed: int,
             clocks.synchronize()
             clocks.record(start)
             out = model(*inputs)
-            refuse_lazy(flatten_outputs(out))
+            outs = flatten_outputs(out)
+            refuse_lazy(outs)
             clocks.synchronize()
             clocks.record(end)
             clocks.wait(end)
             times.append(clocks.elapsed_ms(start, end))
             last = rep == reps - 1 or clocks.monotonic() - spent > float(timing["max_seconds"])
-            kept = (kept + [[t.detach() for t in flatten_outputs(out)]])[-TIMED_CHECKED:]   # on the device
-            del out, inputs
+            kept = (kept + [[t.detach() for t in outs]])[-TIMED_CHECKED:]   # on the device
+            del out, outs, inputs
             if last:
                 break
     del flush
