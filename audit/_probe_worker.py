@@ -4,7 +4,7 @@ Run only through :mod:`kvdata.audit.behavioural`, inside :class:`kvdata.sandbox.
 imports nothing from kvdata. It loads its helpers (``discover.py``, ``_probe_args.py``, ``_probe_sizes.py``,
 ``_probe_compare.py``) by path under private module names, so a code that does ``import discover`` gets nothing
 of ours. It reads
-``inputs.jsonl`` (``{"key", "bench", "train"}`` per line) from its working directory and writes one
+its items (``{"key", "bench", "train"}``, one JSON line each) on stdin and writes one
 :class:`ProbeAnswer` per line, as JSON, to its protocol channel (the original stdout, moved aside before any
 untrusted code runs, so a ``print`` in the code cannot forge an answer). The parent imports this module only for
 :class:`ProbeAnswer` (stdlib only at import time) and validates every line it receives.
@@ -223,7 +223,7 @@ class Prober:
 
 
 def main(argv: list[str]) -> int:
-    inputs_path, pair_timeout = argv[1], float(argv[2])
+    pair_timeout = float(argv[1])
     loop = _load("kv_worker_loop", "_worker_loop.py")
     proto = loop.protocol_channel()
     import logging
@@ -252,7 +252,7 @@ def main(argv: list[str]) -> int:
         tb = "".join(traceback.format_exception_only(type(err), err)).strip()   # SystemExit too: this pair's failure
         return line(i, item, None, False, "probe_error", tb[-MAX_DETAIL_CHARS:])
 
-    return loop.serve(inputs_path, pair_timeout, proto, answer, failed)
+    return loop.serve(pair_timeout, proto, answer, failed)
 
 
 if __name__ == "__main__":

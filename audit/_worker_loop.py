@@ -2,8 +2,9 @@
 :mod:`._probe_worker`); the parent half is :class:`kvdata.sandbox_batch.BatchWorker`.
 
 Like the workers it serves, it imports nothing from kvdata (they run with ``python -I``): they
-load it by path (:func:`load_by_path`). One answer line per item, each item under its own
-alarm, so a hang costs only that item; the parent's watchdog covers a worker that disarms it.
+load it by path (:func:`load_by_path`). Items arrive one JSON line at a time on stdin; one answer
+line per item, each item under its own alarm, so a hang costs only that item; the parent's
+watchdog covers a worker that disarms it.
 """
 from __future__ import annotations
 
@@ -42,17 +43,31 @@ def protocol_channel():
     return proto
 
 
-def serve(inputs_path: str, timeout_s: float, proto, answer: Callable[[int, dict], str],
+def input_channel():
+    """A private copy of stdin for the items; fd 0 then reads /dev/null, so the code under test reads nothing of
+    the items that follow its own."""
+    inputs = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    return inputs
+
+
+def serve(timeout_s: float, proto, answer: Callable[[int, dict], str],
           failed: Callable[[int, dict, BaseException], str]) -> int:
-    """Answer every item of the JSONL file ``inputs_path`` on ``proto``, one line each.
+    """Answer every item that arrives on stdin (one JSON line each, until it closes) on ``proto``, one line
+    each, in order: the parent hands over the next item once this one is answered.
 
     ``answer(i, item)`` runs under a ``timeout_s`` alarm and returns the item's line; when it
     raises (``ItemTimeout`` included), ``failed(i, item, error)`` returns the line instead.
     """
     signal.signal(signal.SIGALRM, _on_alarm)
-    with open(inputs_path, encoding="utf-8") as f:
-        items = [json.loads(line) for line in f if line.strip()]
-    for i, item in enumerate(items):
+    inputs = input_channel()
+    for i, raw in enumerate(iter(inputs.readline, "")):
+        if not raw.strip():
+            continue
+        item = json.loads(raw)
         try:
             signal.setitimer(signal.ITIMER_REAL, timeout_s)
             line = answer(i, item)

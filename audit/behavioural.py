@@ -29,9 +29,7 @@ import hashlib
 import json
 import logging
 import math
-import threading
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
@@ -39,7 +37,6 @@ from typing import Mapping, Optional, Sequence
 from kvdata.audit._probe_worker import PROBER_CODES, ProbeAnswer
 from kvdata.audit.discover import REASON_CODES as DISCOVERY_CODES
 from kvdata.kv_store import KeyValueStore
-from kvdata.sandbox_batch import shards
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +49,11 @@ ANSWER_GRACE_S = 10.0                  # past its own per-pair alarm, how long a
 MAX_LINE_BYTES = 1 << 20
 REASON_CODES: dict[str, str] = {**DISCOVERY_CODES, **PROBER_CODES,
                                 "worker_failed": "the probe worker itself cannot start (a broken environment)"}
-NOT_CACHED = {"timeout", "memory", "worker_died", "worker_failed", "probe_error"}
+NOT_CACHED = {"worker_died", "worker_failed", "probe_error"}
+# A pair that ran out of time or memory is cached with the limit it ran under: a later run under the same or a
+# smaller limit takes the verdict from the cache (a warm rerun does not spend the budget again), a run with a
+# larger limit probes the pair again.
+OUT_OF_LIMIT = {"timeout": "timeout_s", "memory": "memory_mb"}
 
 
 @dataclass
@@ -98,18 +99,33 @@ def pair_key(bench: str, train: str) -> str:
 
 
 class ProbeCache:
-    """Verdicts by pair key, in one SQLite file (:class:`kvdata.kv_store.KeyValueStore`)."""
+    """Verdicts by pair key, in one SQLite file (:class:`kvdata.kv_store.KeyValueStore`).
 
-    def __init__(self, cache_dir: str | os.PathLike):
+    ``timeout_s`` and ``memory_mb`` are the limits of this run: a ``timeout`` or ``memory`` verdict is stored with
+    its limit and read back only while that limit is at least this run's (:data:`OUT_OF_LIMIT`).
+    """
+
+    def __init__(self, cache_dir: str | os.PathLike, timeout_s: float = 20.0, memory_mb: int = 4096):
         self._store = KeyValueStore(cache_dir, "probes.sqlite", table="probe")
         self.path = self._store.path
+        self.limits = {"timeout_s": float(timeout_s), "memory_mb": float(memory_mb)}
 
     def get_many(self, keys: Sequence[str]) -> dict[str, _Verdict]:
-        return {k: _Verdict.from_json(b) for k, b in self._store.get_many(keys).items()}
+        out = {}
+        for k, body in self._store.get_many(keys).items():
+            limit = OUT_OF_LIMIT.get(json.loads(body)["reason"])
+            if limit is None or json.loads(body).get(limit, 0.0) >= self.limits[limit]:
+                out[k] = _Verdict.from_json(body)     # else it ran out under a smaller limit: probe it again
+        return out
 
     def put(self, key: str, verdict: _Verdict) -> None:
-        if verdict.reason not in NOT_CACHED:
-            self._store.put_many({key: verdict.to_json()})
+        if verdict.reason in NOT_CACHED:
+            return
+        body = verdict.to_json()
+        limit = OUT_OF_LIMIT.get(verdict.reason)
+        if limit is not None:
+            body = json.dumps({**json.loads(body), limit: self.limits[limit]})
+        self._store.put_many({key: body})
 
     def __len__(self) -> int:
         return len(self._store)
@@ -144,7 +160,7 @@ def probe_pairs(pairs: Sequence[tuple[str, str]], bench_code: Mapping[str, str],
             continue
         keys[(b, t)] = key = pair_key(bench, train)
         todo.setdefault(key, (bench, train))
-    cache = ProbeCache(cache_dir) if cache_dir else None
+    cache = ProbeCache(cache_dir, timeout_s, memory_mb) if cache_dir else None
     from_cache: set = set()
     if cache is not None and todo:
         hits = cache.get_many(list(todo))
@@ -152,21 +168,14 @@ def probe_pairs(pairs: Sequence[tuple[str, str]], bench_code: Mapping[str, str],
         known.update(hits)
         todo = {k: v for k, v in todo.items() if k not in known}
     if todo:
-        items = list(todo.items())
-        n_workers = max(1, min(workers or os.cpu_count() or 1, len(items)))
+        # the longest pairs first: a worker that draws a level-3 network late would hold up the end of the run
+        items = sorted(todo.items(), key=lambda kv: -(len(kv[1][0]) + len(kv[1][1])))
         bar = _progress(len(items), progress)
-        cancel = threading.Event()
-        store = cache.put if cache is not None else None     # each verdict cached as it comes
-        pool = ThreadPoolExecutor(n_workers)
         try:
-            for shard_result in pool.map(lambda s: _probe_shard(s, timeout_s, memory_mb, bar, store, cancel),
-                                         shards(items, n_workers)):
-                known.update(shard_result)
-        except KeyboardInterrupt:
-            cancel.set()                  # the shards stop at their next answer; what they probed is cached
-            raise
+            found, _ = _probe_items(items, timeout_s, memory_mb, workers or os.cpu_count() or 1, bar,
+                                    cache.put if cache is not None else None)     # each verdict cached as it comes
+            known.update(found)
         finally:
-            pool.shutdown(wait=True)
             if bar is not None:
                 bar.close()
     out = {}
@@ -184,12 +193,12 @@ def _progress(total: int, enabled: bool):
 
 
 
-def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None, store=None,
-                 cancel: Optional[threading.Event] = None) -> dict[str, _Verdict]:
-    """Probe ``items`` in sandboxed workers (:class:`kvdata.sandbox_batch.BatchWorker`): a worker that dies or
-    stops answering costs the pair it was on, and a fresh worker continues from the next."""
+def _probe_items(items: list, timeout_s: float, memory_mb: int, n_workers: int, bar=None, store=None
+                 ) -> tuple[dict[str, _Verdict], int]:
+    """Probe ``items`` in sandboxed workers fed from one queue (:func:`kvdata.sandbox_batch.run_workers`): a
+    worker that dies or stops answering costs the pair it was on, and a fresh worker continues from the next."""
     from kvdata.sandbox import Sandbox, SandboxLimits
-    from kvdata.sandbox_batch import BatchWorker
+    from kvdata.sandbox_batch import BatchWorker, run_workers
 
     def parse(line: bytes, index: int, key: str) -> _Verdict:
         try:
@@ -209,6 +218,5 @@ def _probe_shard(items: list, timeout_s: float, memory_mb: int, bar=None, store=
     worker = BatchWorker(sandbox, WORKER, timeout_s, memory_mb, parse=parse, fail=fail, broken=broken,
                          startup_grace_s=STARTUP_GRACE_S, answer_grace_s=ANSWER_GRACE_S,
                          max_line_bytes=MAX_LINE_BYTES)
-    results, _ = worker.run([(key, {"bench": bench, "train": train}) for key, (bench, train) in items],
-                            bar.update if bar is not None else None, on_value=store, cancel=cancel)
-    return results
+    return run_workers(worker, [(key, {"bench": bench, "train": train}) for key, (bench, train) in items],
+                       n_workers, bar.update if bar is not None else None, on_value=store)

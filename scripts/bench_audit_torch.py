@@ -28,7 +28,9 @@ import time
 from pathlib import Path
 
 from kvdata.audit.benchmarks import load_benchmark
+from kvdata.audit.candidates import RANKED_FIELDS
 from kvdata.audit.pipeline import run_audit
+from kvdata.audit.steps import AuditOptions
 from kvdata.audit.training import TrainingRows
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -69,16 +71,35 @@ def one_size(n: int, data: Path, device: str | None, workers: int | None, measur
                         **({"measures": measures} if measures else {}))
         wall = time.perf_counter() - t0
     return {"rows": n, "bench_items": len(bench), "chars": sum(map(len, codes)), "seconds": wall,
-            "steps": dict(res.seconds), "flagged_pairs": len(res.flagged),
+            "steps": dict(res.seconds), "candidate_pairs": sum(1 for p in res.pairs if p.probe),
+            "flagged_pairs": len(res.flagged),
             "flagged_bench": len({p.bench_id for p in res.flagged}), "notes": res.notes}
 
 
+def probe_bound(items: int, rows: int) -> int:
+    """The most candidate pairs the behavioural step can probe: per benchmark item, its top-k rows by each ranked
+    score plus its top rows by op overlap (:mod:`kvdata.audit.candidates`), and never more than there are rows."""
+    o = AuditOptions()
+    return items * min(rows, len(RANKED_FIELDS) * o.probe_top_k + o.probe_top_ops)
+
+
 def project(runs: list[dict], target: int) -> dict:
-    """Per step: cost per row and fixed cost through the two smallest sizes, and the time at ``target`` rows."""
+    """Per step: cost per row and fixed cost through the two smallest sizes, and the time at ``target`` rows.
+
+    The behavioural step does not grow with the rows but with its candidate pairs, which are bounded per
+    benchmark item: it is projected as its measured cost per candidate pair (at the larger size) times that
+    bound at ``target`` rows, an upper estimate.
+    """
     a, b = sorted(runs, key=lambda r: r["rows"])[:2]
     out = {}
     for step in sorted(set(a["steps"]) | set(b["steps"])):
         ta, tb = a["steps"].get(step, 0.0), b["steps"].get(step, 0.0)
+        if step == "behavioural" and b.get("candidate_pairs"):
+            per_pair = tb / b["candidate_pairs"]
+            bound = probe_bound(b["bench_items"], target)
+            out[step] = {"per_row_ms": 0.0, "fixed_s": 0.0, "per_pair_s": per_pair, "pairs_at_most": bound,
+                         "projected_s": per_pair * bound}
+            continue
         per_row = max(0.0, (tb - ta) / (b["rows"] - a["rows"]))
         fixed = max(0.0, ta - per_row * a["rows"])
         out[step] = {"per_row_ms": per_row * 1e3, "fixed_s": fixed, "projected_s": fixed + per_row * target}
@@ -100,7 +121,14 @@ def main() -> None:
     if len(sizes) < 2 or len(set(sizes)) < 2:
         sys.exit("--rows needs two different sizes, e.g. 300,1200")
     measures = args.measures.split(",") if args.measures else None
-    runs = [one_size(n, args.data, args.device, args.workers, measures) for n in sizes]
+    runs = []
+    for n in sizes:                     # each size is written as it finishes: a stopped run keeps what it measured
+        runs.append(one_size(n, args.data, args.device, args.workers, measures))
+        r = runs[-1]
+        print(f"{n} rows: {r['seconds']:.1f} s " + str({k: round(v, 1) for k, v in r["steps"].items()})
+              + f", {r['candidate_pairs']} candidate pairs", flush=True)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"runs": runs, "partial": True}, indent=2) + "\n")
     proj = project(runs, args.project)
     steps = sorted({k for r in runs for k in r["steps"]})
     print(f"\nPyTorch-reference corpus x KernelBench v0.1 ({runs[0]['bench_items']} items), {os.cpu_count()} CPUs, "
@@ -110,6 +138,10 @@ def main() -> None:
         print(f"{r['rows']:>8} {r['seconds']:9.1f} " + " ".join(f"{r['steps'].get(s, 0):12.1f}" for s in steps)
               + f"  {r['flagged_bench']}")
     print(f"{'ms/row':>8} {'':9} " + " ".join(f"{proj[s]['per_row_ms']:12.1f}" for s in steps))
+    if "per_pair_s" in proj.get("behavioural", {}):
+        beh = proj["behavioural"]
+        print(f"behavioural: {beh['per_pair_s']:.2f} s a candidate pair; at most {beh['pairs_at_most']} pairs "
+              f"at {args.project} rows")
     print(f"{args.project:>8} {proj['total']['projected_s']:9.0f} "
           + " ".join(f"{proj[s]['projected_s']:12.0f}" for s in steps) + "  (projected)")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

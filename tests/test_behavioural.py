@@ -165,9 +165,10 @@ def test_reason_codes_for_rows_that_cannot_be_probed(probed):
 
 def test_cache_answers_without_a_worker(probed, bench_code, all_train_code, tmp_path, monkeypatch):
     """Second run on the same cache: no worker can start (the worker path is a script that exits), yet every
-    cacheable outcome comes back the same; time, memory and worker deaths were not cached."""
+    cacheable outcome comes back the same. A pair that ran out of time or memory comes back from the cache under
+    the same limits, and is asked of a worker again under a larger limit; a worker's death is never cached."""
     out, cache_dir = probed
-    not_cached = ("hang", "crash", "bomb", "plain_text")     # plain_text never reaches a worker
+    not_cached = ("crash", "plain_text")     # plain_text never reaches a worker
     assert len(ProbeCache(cache_dir)) == len([t for _, t in out if t not in not_cached])
     broken = tmp_path / "broken_worker.py"
     broken.write_text("import sys\nsys.exit(5)\n")
@@ -176,11 +177,21 @@ def test_cache_answers_without_a_worker(probed, bench_code, all_train_code, tmp_
                         cache_dir=cache_dir, progress=False)
     for pair, first in out.items():
         second = again[pair]
-        if pair[1] in ("hang", "crash", "bomb"):       # asked of a worker again, which cannot start
+        if pair[1] == "crash":                         # asked of a worker again, which cannot start
             assert second.reason in ("worker_died", "worker_failed")
         else:
             assert (second.equivalent, second.reason, second.detail) == (first.equivalent, first.reason,
                                                                          first.detail)
+            assert second.cached or pair[1] == "plain_text"
+    hang_and_bomb = [p for p in out if p[1] in ("hang", "bomb")]
+    for timeout_s, memory_mb, asked_again in ((30, 2048, "hang"), (15, 4096, "bomb")):
+        larger = probe_pairs(hang_and_bomb, bench_code, all_train_code, timeout_s=timeout_s, memory_mb=memory_mb,
+                             workers=1, cache_dir=cache_dir, progress=False)
+        for pair, o in larger.items():
+            if pair[1] == asked_again:
+                assert o.reason in ("worker_died", "worker_failed") and not o.cached
+            else:
+                assert o.cached and o.reason == out[pair].reason
 
 
 @pytest.mark.parametrize("line", [

@@ -1,6 +1,7 @@
 """The sandbox: scrubbed env, hidden credentials, no network, writes confined, limits enforced."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -105,14 +106,49 @@ def test_timeout_and_memory_limit():
     assert not r.ok and (r.memory_exceeded or r.returncode != 0)
 
 
-def test_shards_deal_heavy_tail_to_every_worker():
-    """Work listed by level (level-3 networks last) reaches every worker, not one: the last third of the items
-    (the heavy ones) is split evenly, and every item is dealt exactly once."""
-    from kvdata.sandbox_batch import shards
+_QUEUE_WORKER = """
+import json, os, sys, time
+me = os.urandom(8).hex()        # pids repeat across sandboxes (each has its own pid namespace)
+for i, line in enumerate(iter(sys.stdin.readline, "")):
+    item = json.loads(line)
+    time.sleep(item["sleep"])
+    if item.get("die"):
+        os._exit(3)
+    print(json.dumps({"i": i, "key": item["key"], "worker": me}), flush=True)
+"""
 
-    items = list(range(90))
-    dealt = shards(items, 4)
-    assert sorted(x for s in dealt for x in s) == items
-    heavy = [sum(1 for x in s if x >= 60) for s in dealt]
-    assert max(heavy) - min(heavy) <= 1, heavy
-    assert shards([1, 2], 8) == [[1], [2]] and shards([], 3) == []
+
+def _queue_run(tmp_path, items, n_workers):
+    from kvdata.sandbox_batch import BatchWorker, run_workers
+
+    script = tmp_path / "worker.py"
+    script.write_text(_QUEUE_WORKER)
+
+    def parse(line, index, key):
+        d = json.loads(line)
+        assert (d["i"], d["key"]) == (index, key)
+        return d["worker"]
+
+    worker = BatchWorker(Sandbox(SandboxLimits(timeout_s=60), ro_binds=[str(tmp_path)]), script, 60, 2048,
+                         parse=parse, fail=lambda stop: stop.kind, broken=lambda stop: "broken")
+    return run_workers(worker, items, n_workers)
+
+
+def test_a_slow_item_leaves_the_rest_to_the_other_worker(tmp_path):
+    """Two workers, one shared queue: while one worker sits on a slow item, the other takes every item after it
+    (dealt in advance, half of them would have waited behind the slow one)."""
+    items = [("slow", {"sleep": 8})] + [(f"fast{i}", {"sleep": 0}) for i in range(30)]
+    results, starts = _queue_run(tmp_path, items, 2)
+    assert sorted(results) == sorted(k for k, _ in items) and starts == 2
+    slow_worker = results["slow"]
+    assert sum(1 for k, w in results.items() if w == slow_worker and k != "slow") <= 2, results
+
+
+def test_a_dying_worker_costs_its_item_and_a_broken_one_the_queue(tmp_path):
+    items = [("a", {"sleep": 0}), ("dies", {"sleep": 0, "die": True}), ("b", {"sleep": 0})]
+    results, starts = _queue_run(tmp_path, items, 1)
+    assert results["dies"] == "worker_died" and len(results["a"]) == len(results["b"]) == 16
+    assert starts == 2
+    items = [(f"d{i}", {"sleep": 0, "die": True}) for i in range(5)]
+    results, starts = _queue_run(tmp_path, items, 1)
+    assert results == {"d0": "worker_died", **{f"d{i}": "broken" for i in range(1, 5)}} and starts == 2

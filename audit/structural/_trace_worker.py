@@ -3,12 +3,12 @@
 Run only through :mod:`kvdata.audit.structural.tracing`, inside :class:`kvdata.sandbox.Sandbox`. It imports
 nothing from kvdata (the sandbox runs it with ``python -I``); it loads two files by path: ``../discover.py``
 (which references a code holds: ``Model``, ``ModelNew``'s torch twin, a reference function, a model among
-utilities) and ``_decompositions.py`` (the decomposition table). It reads ``inputs.jsonl`` (``{"key", "code"}``
-per line) from its working directory, and for each item writes ONE JSON line to its protocol channel (the
+utilities) and ``_decompositions.py`` (the decomposition table). It reads its items (``{"key", "code"}``, one
+JSON line each) on stdin, and for each item writes ONE JSON line to its protocol channel (the
 original stdout, moved aside before any untrusted code runs, so a ``print`` in the code cannot forge a result):
 
-    {"i": <line index>, "key": ..., "ok": true,  "graphs": [{"cls", "kind", "nodes": [...], "source": [...]}]}
-    {"i": <line index>, "key": ..., "ok": false, "code": <reason code>, "error": "..."}
+    {"i": <item index>, "key": ..., "ok": true,  "graphs": [{"cls", "kind", "nodes": [...], "source": [...]}]}
+    {"i": <item index>, "key": ..., "ok": false, "code": <reason code>, "error": "..."}
 
 ``nodes`` is the trace with the decompositions, ``source`` the count of each op the code issued before
 decomposition (``{"aten.gelu.default": 1, ...}``: the ops as the code wrote them). Each node is ``{"op": target, "args": [...], "kw": {...}, "rank": int|null, "kind": ...}`` where a tensor
@@ -340,7 +340,7 @@ def _warm_up(table) -> None:
 
 
 def main(argv: list[str]) -> int:
-    inputs_path, item_timeout = argv[1], float(argv[2])
+    item_timeout = float(argv[1])
     proto = _loop.protocol_channel()
     import torch
     torch.set_num_threads(1)
@@ -363,7 +363,7 @@ def main(argv: list[str]) -> int:
             out.update(code="forward_failed", error="".join(tb).strip()[-MAX_ERROR_CHARS:])
         return json.dumps(out, allow_nan=False)
 
-    return _loop.serve(inputs_path, item_timeout, proto, answer, failed)
+    return _loop.serve(item_timeout, proto, answer, failed)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,9 @@ import logging
 import os
 import re
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
-
-from kvdata.sandbox_batch import shards
 
 from .cache import FingerprintCache, content_key
 from .graph import fingerprint_from_worker
@@ -83,20 +80,21 @@ def fingerprint_many(codes: dict, cache_dir=None, timeout_s: float = 60, workers
                 todo[key] = codes[cid]
     if todo:
         n_workers = max(1, min(workers or min(4, os.cpu_count() or 1), len(todo)))
-        dealt = shards(list(todo.items()), n_workers)
         bar = _progress(len(todo), progress)
-        with ThreadPoolExecutor(n_workers) as pool:
-            futures = [pool.submit(_trace_shard, shard, timeout_s, memory_mb, bar) for shard in dealt]
-            for fut in futures:
-                shard_results, starts = fut.result()
-                stats.worker_starts += starts
-                stats.traced += sum(1 for v in shard_results.values() if isinstance(v, Fingerprint))
-                for key, value in shard_results.items():
-                    known[key] = value
-                    if cache is not None:
-                        cache.put(key, value)
-        if bar is not None:
-            bar.close()
+
+        def store(key, value):
+            known[key] = value
+            if cache is not None:
+                cache.put(key, value)
+        try:
+            # the longest codes first: a worker that draws a level-3 network late would hold up the end of the run
+            found, starts = _trace_items(sorted(todo.items(), key=lambda kv: -len(kv[1])), timeout_s, memory_mb,
+                                         n_workers, bar, store)
+        finally:
+            if bar is not None:
+                bar.close()
+        stats.worker_starts += starts
+        stats.traced += sum(1 for v in found.values() if isinstance(v, Fingerprint))
     result: dict = {}
     for cid, key in keys.items():
         value = known.get(key, TraceError("not traced", final=False, code="not_traced"))
@@ -119,14 +117,14 @@ def _progress(total: int, enabled: bool):
 
 
 
-def _trace_shard(items: list[tuple[str, str]], timeout_s: float, memory_mb: int,
-                 bar=None) -> tuple[dict[str, Fingerprint | TraceError], int]:
-    """Trace ``items`` in sandboxed workers (:class:`kvdata.sandbox_batch.BatchWorker`): a worker that dies or
-    stops answering costs the item it was on, and a fresh worker continues from the next one.
+def _trace_items(items: list[tuple[str, str]], timeout_s: float, memory_mb: int, n_workers: int,
+                 bar=None, store=None) -> tuple[dict[str, Fingerprint | TraceError], int]:
+    """Trace ``items`` in sandboxed workers fed from one queue (:func:`kvdata.sandbox_batch.run_workers`): a
+    worker that dies or stops answering costs the item it was on, and a fresh worker continues from the next.
 
     Returns (results by content key, number of workers started)."""
     from kvdata.sandbox import Sandbox, SandboxLimits
-    from kvdata.sandbox_batch import BatchWorker
+    from kvdata.sandbox_batch import BatchWorker, run_workers
 
     def fail(stop):
         return TraceError(stop.detail, final=stop.kind != "worker_died", code=stop.kind)
@@ -136,11 +134,12 @@ def _trace_shard(items: list[tuple[str, str]], timeout_s: float, memory_mb: int,
 
     sandbox = Sandbox(SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb),
                       env={"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-    worker = BatchWorker(sandbox, WORKER, timeout_s, memory_mb, parse=lambda line, i, key: _parse_line(line, i, key)[1],
-                         fail=fail, broken=broken,
+    worker = BatchWorker(sandbox, WORKER, timeout_s, memory_mb,
+                         parse=lambda line, i, key: _parse_line(line, i, key)[1], fail=fail, broken=broken,
                          startup_grace_s=STARTUP_GRACE_S, answer_grace_s=ANSWER_GRACE_S,
                          max_line_bytes=MAX_LINE_BYTES)
-    return worker.run([(key, {"code": code}) for key, code in items], bar.update if bar is not None else None)
+    return run_workers(worker, [(key, {"code": code}) for key, code in items], n_workers,
+                       bar.update if bar is not None else None, on_value=store)
 
 
 def _parse_line(line: bytes, index: int, expected_key: str) -> tuple[str, Fingerprint | TraceError]:
