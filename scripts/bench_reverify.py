@@ -141,7 +141,7 @@ def recorder_bench(device: str, rows: int, cols: int, children: int = 5) -> dict
 
     import torch
 
-    from kvdata.reverify.checks import torch_op_recorder
+    from kvdata.reverify.defences import torch_op_recorder
 
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"

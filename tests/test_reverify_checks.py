@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kvdata.reverify import checks, sanitize
+from kvdata.reverify import checks, defences, sanitize
 from kvdata.reverify.protocol import WorkerReport
 from kvdata.reverify.config import FAILING_FLAGS, WARNING_FLAGS, ReverifyConfig
 
@@ -78,9 +78,9 @@ def test_plausible_speedup():
 
 def test_output_aliases_input_and_views():
     x = torch.randn(4, 4)
-    assert checks.output_aliases([x], [x])
-    assert checks.output_aliases([x[1:]], [x])
-    assert not checks.output_aliases([x.clone()], [x])
+    assert defences.output_aliases([x], [x])
+    assert defences.output_aliases([x[1:]], [x])
+    assert not defences.output_aliases([x.clone()], [x])
 
 
 def test_poison_allocator_fills_what_it_frees(monkeypatch):
@@ -106,7 +106,7 @@ def test_poison_allocator_fills_what_it_frees(monkeypatch):
 
         with monkeypatch.context() as patch:
             patch.setattr(torch, "empty", recording_empty)
-            checks.poison_allocator("cpu", [(256,)], [torch.float32], 0)
+            defences.poison_allocator("cpu", [(256,)], [torch.float32], 0)
         reused = torch.empty(256)
         if reused.data_ptr() in poison_blocks:
             returned_poison += 1
@@ -126,7 +126,7 @@ def test_tolerances_resolve_row_then_subset_then_language():
 
 def _recorded_ops(fn, *args) -> dict:
     """The aten ops ``fn(*args)`` really runs, counted by the worker's own recorder."""
-    with checks.torch_op_recorder() as recorder:
+    with defences.torch_op_recorder() as recorder:
         fn(*args)
     return dict(recorder.counts)
 
@@ -155,9 +155,9 @@ def _trick_cases() -> dict:
         "no_kernel_launch": (checks.check_kernel_launched, ([1, 0, 1],)),
         "inputs_mutated": (checks.check_inputs_unchanged, ([[x]], [[torch.zeros_like(x)]])),
         "output_aliases_input": (checks.check_outputs_not_aliased,
-                                 (WorkerReport(output_aliases_input=checks.output_aliases([x[3:]], [x])),)),
+                                 (WorkerReport(output_aliases_input=defences.output_aliases([x[3:]], [x])),)),
         "output_aliases_reference": (checks.check_outputs_not_aliased,
-                                     (WorkerReport(output_aliases_reference=checks.output_aliases([ref.view(8, 8)],
+                                     (WorkerReport(output_aliases_reference=defences.output_aliases([ref.view(8, 8)],
                                                                                                  [ref])),)),
         "inconsistent_runs": (checks.check_rerun_after_reference, ([wrong], [right])),
         "tampered_outputs": (checks.check_round_sealed, _sealed_then_rewritten()),
@@ -252,7 +252,7 @@ def test_max_abs_matches_torch_across_chunks(dtype):
 def test_timed_outputs_must_be_plain_tensors():
     """A subclass that computes on first read would be timed at nothing: the timing refuses it (the timing loop
     itself needs a GPU; this is the check it calls inside the timed region)."""
-    from kvdata.reverify.timing import LazyOutput, refuse_lazy
+    from kvdata.reverify.calls import LazyOutput, refuse_lazy
 
     class ComputesOnRead(torch.Tensor):
         pass
@@ -260,3 +260,132 @@ def test_timed_outputs_must_be_plain_tensors():
     refuse_lazy([torch.ones(3), torch.nn.Parameter(torch.ones(2))])
     with pytest.raises(LazyOutput, match="not a plain tensor"):
         refuse_lazy([torch.ones(3), torch.ones(3).as_subclass(ComputesOnRead)])
+
+
+def _timed_calls(outputs_per_call, seed=5):
+    from kvdata.reverify.timing import sketch_outputs
+
+    return torch.stack([sketch_outputs(outs, seed, rep) for rep, outs in enumerate(outputs_per_call)])
+
+
+def test_every_timed_call_is_checked_through_its_sketch():
+    """The sketches of every timed call (the timing loop needs a GPU; this is what it computes per call and what
+    the parent checks): an honest kernel's errors within the elementwise tolerance pass on every call, over many
+    draws; a candidate that does 1/16 of the work except on its last two calls fails, and so do other NaN counts
+    and integer outputs that differ."""
+    atol, rtol = 1e-3, 1e-3
+    g = torch.Generator().manual_seed(0)
+    refs = [[torch.randn(64, 300, generator=g), torch.randint(0, 9, (50,), generator=g)] for _ in range(12)]
+    tol = checks.output_tolerances(refs[0], atol, rtol)
+    exact = [False, True]
+    ref_sketch = _timed_calls(refs)
+
+    def honest(r):     # the largest error the tolerance allows, with random signs, on every element
+        sign = torch.randint(0, 2, r.shape, generator=g) * 2 - 1
+        return r + 0.99 * sign * (atol + rtol * r.abs())
+
+    for seed_shift in range(5):
+        cand = [[honest(r), i.clone()] for r, i in refs]
+        assert checks.check_timed_sketches(_timed_calls(cand), ref_sketch, tol, exact, rtol) == []
+        g.manual_seed(seed_shift + 1)
+    sixteenth = [[torch.where(torch.arange(r.numel()).reshape(r.shape) % 16 == 0, r, torch.zeros(())), i]
+                 for r, i in refs[:-2]] + [list(c) for c in refs[-2:]]
+    assert checks.check_timed_sketches(_timed_calls(sixteenth), ref_sketch, tol, exact, rtol) == \
+        ["timed_outputs_mismatch"]
+    nan = [[r.clone(), i] for r, i in refs]
+    nan[3][0][0, 0] = float("nan")
+    assert checks.check_timed_sketches(_timed_calls(nan), ref_sketch, tol, exact, rtol) == ["timed_outputs_mismatch"]
+    ints = [[r, (i + 1) % 9] for r, i in refs]
+    assert checks.check_timed_sketches(_timed_calls(ints), ref_sketch, tol, exact, rtol) == ["timed_outputs_mismatch"]
+    assert checks.check_timed_sketches(None, ref_sketch, tol, exact, rtol) == ["timed_outputs_mismatch"]
+    assert checks.check_timed_sketches(None, None, tol, exact, rtol) == []
+    fewer = _timed_calls(refs[:5])            # a time budget ended the candidate's loop sooner: the common calls
+    assert checks.check_timed_sketches(fewer, ref_sketch, tol, exact, rtol) == []
+
+
+def test_device_time_far_below_the_host_clock_is_a_tampered_timer():
+    """The host-clock cross-check (``timing.time_gpu`` measures the gaps; a GPU is needed for that): a candidate
+    whose event times fall short of the host clock by far more than the reference's did has a patched clock."""
+    def report(ref_gap, gap, host):
+        return WorkerReport(ref_host_gap_ms=ref_gap, kernel_host_gap_ms=gap, kernel_host_ms=host)
+
+    assert checks.check_clocks(report(0.015, 0.022, 0.05)) == []          # a tiny honest kernel
+    assert checks.check_clocks(report(0.015, 0.03, 12.0)) == []           # a long honest kernel
+    assert checks.check_clocks(report(0.015, 1.9, 2.0)) == ["timer_tampered"]   # elapsed time / 20 on 2 ms
+    assert checks.check_clocks(report(None, 1.9, 2.0)) == []              # not timed (CPU): nothing to compare
+    assert checks.check_clocks(WorkerReport(clock_patched=["torch.cuda.Event.elapsed_time"])) == ["timer_tampered"]
+
+
+class _HostEvents:
+    """A stand-in for the device clock so that the timing loop runs on a CPU: an event is the host time it was
+    recorded at; ``divide`` makes ``elapsed_ms`` lie as a clock patched below Python would."""
+
+    def __init__(self, divide: float = 1.0):
+        import time
+
+        self.divide, self.now = divide, time.monotonic
+
+    def monotonic(self):
+        return self.now()
+
+    def synchronize(self):
+        pass
+
+    def event(self):
+        return {}
+
+    def record(self, event):
+        event["t"] = self.now()
+
+    def wait(self, event):
+        pass
+
+    def elapsed_ms(self, start, end):
+        return (end["t"] - start["t"]) * 1e3 / self.divide
+
+
+def _calls(clocks):
+    from kvdata.reverify.calls import CallServer
+
+    return CallServer(clocks, "cpu", events=True)
+
+
+def test_the_timing_loop_sketches_every_call_and_measures_the_host_gap():
+    """``time_gpu`` end to end on the CPU (its events from the host clock here): the sketch of every timed call
+    agrees with a second run of the same model; a model that does the work only on its last two calls passes the
+    element-by-element check of the kept calls but not the sketches; and a clock dividing the event time by 20
+    leaves a host gap far over the honest run's."""
+    import time
+
+    from kvdata.reverify.timing import TIMED_CHECKED, time_gpu
+
+    class Slow(torch.nn.Module):                         # about 2 ms a call, so that a lying clock shows
+        def forward(self, x):
+            end = time.monotonic() + 0.002
+            while time.monotonic() < end:
+                pass
+            return torch.tanh(x) * 2
+
+    class LastCallsOnly(torch.nn.Module):
+        calls = 0
+
+        def forward(self, x):
+            LastCallsOnly.calls += 1
+            full = torch.tanh(x) * 2
+            return full if LastCallsOnly.calls > 10 else full * (torch.arange(x.numel()).reshape(x.shape) % 16 == 0)
+
+    timing = {"warmup": 1, "reps": 11, "flush_mb": 1, "max_seconds": 60}
+    x = [torch.randn(32, 64)]
+    ref = time_gpu(Slow(), x, timing, "cpu", 3, _calls(_HostEvents()))
+    assert ref.sketch.shape[:2] == (11, 1) and len(ref.kept) == TIMED_CHECKED
+    again = time_gpu(Slow(), x, timing, "cpu", 3, _calls(_HostEvents()))
+    tol = checks.output_tolerances(ref.kept[-1], 1e-4, 1e-4)
+    assert checks.check_timed_sketches(again.sketch, ref.sketch, tol, [False], 1e-4) == []
+    sly = time_gpu(LastCallsOnly(), x, timing, "cpu", 3, _calls(_HostEvents()))
+    assert checks.check_timed_outputs(sly.kept, ref.kept, 1e-4, 1e-4) == []
+    assert checks.check_timed_sketches(sly.sketch, ref.sketch, tol, [False], 1e-4) == ["timed_outputs_mismatch"]
+    lying = time_gpu(Slow(), x, timing, "cpu", 3, _calls(_HostEvents(divide=20)))
+    assert checks.check_clocks(WorkerReport(ref_host_gap_ms=ref.host_gap_ms, kernel_host_gap_ms=again.host_gap_ms,
+                                            kernel_host_ms=again.host_ms)) == []
+    assert checks.check_clocks(WorkerReport(ref_host_gap_ms=ref.host_gap_ms, kernel_host_gap_ms=lying.host_gap_ms,
+                                            kernel_host_ms=lying.host_ms)) == ["timer_tampered"]

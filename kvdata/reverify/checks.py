@@ -1,13 +1,9 @@
 """The anti-hack checks. Each is a named function; its docstring names the trick it catches.
 
-Two kinds live here:
-
-* parent-side checks (``compare_outputs``, ``check_*``) run in the trusted parent on
-  tensors the worker wrote as raw blobs (``tensor_blob``; never unpickled) and the parent
-  mapped and validated itself; the
-  candidate's code never runs in that process, so it cannot patch them;
-* worker-side defences (``poison_allocator``, ``output_aliases``) run inside the sandboxed
-  worker around the candidate call, because only there do the buffers exist.
+They run in the trusted parent on tensors the worker wrote as raw blobs (``tensor_blob``;
+never unpickled) and the parent mapped and validated itself; the candidate's code never runs
+in that process, so it cannot patch them. The defences that run inside the sandboxed worker
+around the candidate's calls, where the buffers exist, are in ``defences.py``.
 
 The harness's run order is: reference (before any candidate code is imported; its
 outputs leave the process through a pipe that is closed before the candidate is
@@ -230,7 +226,7 @@ def check_kernel_launched(launches: Sequence[Optional[int]]) -> list[str]:
 def check_outputs_not_aliased(worker_report: "WorkerReport") -> list[str]:
     """Catches candidates that return one of their inputs (``output_aliases_input``) or a view
     of the bait reference's output (``output_aliases_reference``) instead of computing into
-    memory of their own. The worker measures the aliasing with ``output_aliases``; this turns
+    memory of their own. The worker measures the aliasing with ``defences.output_aliases``; this turns
     its report into flags."""
     return [flag for flag in ("output_aliases_input", "output_aliases_reference") if getattr(worker_report, flag)]
 
@@ -423,7 +419,7 @@ def check_torch_share(meta) -> list[str]:
     """Catches candidates whose kernels do a token part while torch does the heavy work (the matmul of a Linear
     in torch, a Triton bias add; the reference's own forward called from the candidate).
 
-    PyTorch's FLOP counter (``harness.flop_counter``: matmuls, convolutions, attention) runs around the
+    PyTorch's FLOP formulas (``defences.torch_op_recorder``: matmuls, convolutions, attention) count around the
     reference's forward and around each recorded candidate call. When torch ran at least ``TORCH_SHARE`` of the
     reference's FLOPs inside the candidate, the flag is ``torch_did_the_work``. A bias add, a reshape or a
     softmax left to torch counts nothing, so an honest kernel with a torch epilogue passes. References with no
@@ -435,10 +431,27 @@ def check_torch_share(meta) -> list[str]:
     return ["torch_did_the_work"] if max(calls) >= TORCH_SHARE * ref else []
 
 
+HOST_GAP_ABS_MS = 0.05   # host-minus-event time a candidate's call may add over the reference's ...
+HOST_GAP_REL = 0.25      # ... or this share of its host time, whichever is more
+
+
 def check_clocks(meta) -> list[str]:
-    """``timer_tampered`` when the candidate replaced a timing entry point (``clocks.Clocks.replaced``): its
-    timing cannot be trusted, whatever the clock read."""
-    return ["timer_tampered"] if meta.clock_patched else []
+    """``timer_tampered`` when the candidate replaced a timing entry point (``clocks.Clocks.replaced``), or when
+    its device-event times fall short of the host clock around the same regions by more than the reference's did
+    (``timing.time_gpu``: a device-event clock patched below Python, where ``Clocks`` cannot see it). Either
+    way its timing cannot be trusted, whatever the clock read.
+
+    The margin (``HOST_GAP_ABS_MS`` or ``HOST_GAP_REL`` of the call's host time) is what scheduling noise
+    between the host and the device may add to an honest call; a clock that divides the device time by a
+    factor shows on any call much longer than that margin.
+    """
+    if meta.clock_patched:
+        return ["timer_tampered"]
+    ref_gap, gap, host = meta.ref_host_gap_ms, meta.kernel_host_gap_ms, meta.kernel_host_ms
+    if ref_gap is not None and gap is not None and host is not None \
+            and gap > max(ref_gap, 0.0) + max(HOST_GAP_ABS_MS, HOST_GAP_REL * host):
+        return ["timer_tampered"]
+    return []
 
 
 def _rms(outputs: Sequence) -> float:
@@ -643,6 +656,53 @@ def check_timed_outputs(timed: Optional[Sequence], reference_timed: Optional[Seq
     return []
 
 
+SKETCH_MARGIN = 3.0      # an estimated distance this many times the tolerance's bound is not an honest error
+
+
+def check_timed_sketches(sketch, reference_sketch, tolerances: Sequence[OutputTolerance], exact: Sequence[bool],
+                         rtol: float) -> list[str]:
+    """Catches a candidate that does the work on some timed calls only: ``timed_outputs_mismatch`` (failing).
+
+    Every timed call's outputs leave the worker as sketches (``timing.sketch_outputs``), the reference's and
+    the candidate's on the same inputs with the same random vectors. Per output, the mean squared difference of
+    the projections estimates ``||c - r||^2``. An honest output within the elementwise tolerance
+    ``|c - r| <= atol + rtol |r - m|`` has ``||c - r|| <= atol sqrt(n) + rtol ||r - m||``; the estimate exceeds
+    ``SKETCH_MARGIN`` times that only with a chi-square tail of about 1e-12 (8 projections). An output with
+    other NaN or infinity counts, or another size, fails outright; integer and bool outputs must agree exactly
+    (an estimate over 0.5, when any difference is at least 1). Undecidable outputs (constant answers) are left
+    out, as everywhere. The calls both sides made are compared (a time budget may end one side's loop sooner).
+    """
+    import torch
+
+    from kvdata.reverify.timing import SKETCH_COLUMNS, SKETCH_WIDTH
+
+    if reference_sketch is None or not reference_sketch.numel():
+        return []
+    bad = ["timed_outputs_mismatch"]
+    if not isinstance(sketch, torch.Tensor) or sketch.dim() != 3 or sketch.shape[1:] != reference_sketch.shape[1:] \
+            or sketch.shape[2] != SKETCH_COLUMNS or not len(sketch) or sketch.shape[1] != len(tolerances):
+        return bad
+    k = SKETCH_WIDTH
+    for c in range(min(len(sketch), len(reference_sketch))):
+        for o, tol in enumerate(tolerances):
+            cand, ref = sketch[c, o].double(), reference_sketch[c, o].double()
+            if tol.undecidable:
+                continue
+            if not torch.equal(cand[k + 2:], ref[k + 2:]) or not bool(torch.isfinite(cand[:k + 2]).all()):
+                return bad
+            n, total, squares = float(ref[k + 2]), float(ref[k]), float(ref[k + 1])
+            estimate = float((cand[:k] - ref[:k]).pow(2).mean().sqrt())
+            if exact[o] if o < len(exact) else False:
+                bound = 0.5 / SKETCH_MARGIN
+            else:
+                m = tol.center
+                spread = math.sqrt(max(0.0, squares - 2 * m * total + n * m * m))
+                bound = tol.atol * math.sqrt(n) + rtol * spread + 1e-9 * (math.sqrt(max(squares, 0.0)) + 1.0)
+            if not estimate <= SKETCH_MARGIN * bound:
+                return bad
+    return []
+
+
 def check_background_work(worker_report: "WorkerReport") -> list[str]:
     """Catches work left running after forward returns: ``background_work`` (failing).
 
@@ -673,87 +733,3 @@ def check_plausible_speedup(speedup: Optional[float], limit: float) -> list[str]
     """Catches timing tricks (work deferred past the timed region, a stream the events do
     not see, results cached between timed calls): a speedup above ``limit`` is flagged."""
     return ["implausible_speedup"] if speedup is not None and speedup > limit else []
-
-
-# ----------------------------------------------------------------------------- worker side
-def poison_allocator(device: str, shapes: Sequence[tuple], dtypes: Sequence, block_mb: int,
-                     index_safe: bool = False) -> None:
-    """Defeats reuse of the reference's freed output buffer.
-
-    Before each candidate call, blocks of the reference outputs' shapes (and one large
-    block on a GPU) are filled with NaN (integers: a sentinel) and freed, so memory the
-    allocator hands back to a candidate that never writes its output holds garbage, not
-    a right answer. CPU: exact-size blocks land back in malloc's free lists; GPU: the
-    caching allocator keeps the freed blocks and hands them out next. ``index_safe``: see
-    ``fill_poison``.
-    """
-    import torch
-
-    junk = []
-    for shape, dtype in zip(shapes, dtypes):
-        for _ in range(2):
-            t = torch.empty(shape, dtype=dtype, device=device)
-            fill_poison(t, index_safe)
-            junk.append(t)
-    if device != "cpu" and block_mb > 0:
-        block = torch.empty(block_mb * 2**20 // 4, dtype=torch.float32, device=device)
-        block.fill_(float("nan"))
-        junk.append(block)
-    del junk
-
-
-def fill_poison(t, index_safe: bool = False) -> None:
-    """NaN for floating tensors; a sentinel for integers (True for bools).
-
-    ``index_safe`` (the knockout rounds): integers 0 and bools False instead, so that an index
-    a disabled kernel should have computed still addresses valid memory. A knockout must make
-    the answer wrong, not crash the device for the calls that follow.
-    """
-    import torch
-
-    if t.is_floating_point() or t.is_complex():
-        t.fill_(float("nan"))
-    elif index_safe:
-        t.zero_()
-    elif t.dtype == torch.bool:
-        t.fill_(True)
-    else:
-        t.fill_(-0x2A2A2A2A if t.element_size() >= 4 else 42)
-
-
-def torch_op_recorder():
-    """A context manager that counts the aten ops run inside it, by name (``.counts``)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class TorchOpRecorder(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.counts: dict[str, int] = {}
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            name = func.overloadpacket.__name__
-            self.counts[name] = self.counts.get(name, 0) + 1
-            return func(*args, **(kwargs or {}))
-
-    return TorchOpRecorder()
-
-
-def output_aliases(outputs: Sequence, tensors: Sequence) -> bool:
-    """Catches candidates that return one of their inputs, or a view of the reference's
-    output, instead of computing into memory of their own: True when any output shares
-    storage with any of ``tensors``."""
-    import torch
-
-    spans = []
-    for t in tensors:
-        if isinstance(t, torch.Tensor) and t.numel():
-            s = t.untyped_storage()
-            spans.append((s.data_ptr(), s.data_ptr() + s.nbytes()))
-    for o in outputs:
-        if not isinstance(o, torch.Tensor) or not o.numel():
-            continue
-        s = o.untyped_storage()
-        lo, hi = s.data_ptr(), s.data_ptr() + s.nbytes()
-        if any(lo < b and a < hi for a, b in spans):
-            return True
-    return False

@@ -24,8 +24,8 @@
    (``protocol.WorkerReport``).
 4. **time** (GPU only, ``timing.py``) — warm-up, then per timed call fresh inputs (``timing_inputs``), an L2
    flush, whole-device synchronisation around device events; median of repeats, for the
-   reference (in stage 1, its last outputs sent with the reference) and the candidate (its
-   last outputs to ``cand_t.blob``, judged by the parent).
+   reference (in stage 1, its last outputs and every call's sketch sent with the reference) and the candidate
+   (its last outputs and every call's sketch to ``cand_t.blob``, judged by the parent).
 
 This process decides nothing: the parent compares, flags and assigns the status from
 the serialized tensors alone, never from this process's exit code or stdout.
@@ -44,6 +44,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
+from kvdata.reverify.calls import CallServer, flatten_outputs
 from kvdata.reverify.clocks import Clocks
 from kvdata.reverify.configs import other_configs
 from kvdata.reverify.protocol import Job, WorkerError, WorkerReport
@@ -86,20 +87,7 @@ def forget_module(name: str) -> None:
     gc.collect()
 
 
-def flatten_outputs(out: Any) -> list:
-    """A forward's result as a flat list of tensors (numbers become 0-d tensors)."""
-    import torch
-
-    if isinstance(out, torch.Tensor):
-        return [out]
-    if isinstance(out, (list, tuple)):
-        flat = []
-        for o in out:
-            flat.extend(flatten_outputs(o))
-        return flat
-    if isinstance(out, (int, float, bool, complex)):
-        return [torch.tensor(out)]
-    raise TypeError(f"forward returned {type(out).__name__}, expected tensors")
+_CALLS: Optional[CallServer] = None   # the process's call thread (calls.py), started by run_job
 
 
 def to_device(x: Any, device: str):
@@ -172,41 +160,36 @@ class Meta:
 # ----------------------------------------------------------------------------- reference
 def build_reference_case(module, seed: int, device: str, count_flops: bool = False) -> dict:
     """Model, constructor args and inputs of one seed, all drawn under that seed; with ``count_flops``, also the
-    FLOPs of its forward (``flop_counter``; shapes decide them, so one seed's count stands for all)."""
+    FLOPs of its forward (``defences.torch_op_recorder``; shapes decide them, so one seed's count stands for all)."""
     import contextlib
 
     import torch
+
+    from kvdata.reverify.defences import torch_op_recorder
 
     seed_everything(seed)
     init_inputs = list(module.get_init_inputs()) if hasattr(module, "get_init_inputs") else []
     model = module.Model(*init_inputs).to(device).eval()
     inputs = to_device(list(module.get_inputs()), device)
-    counter = flop_counter() if count_flops else None
+    counter = torch_op_recorder() if count_flops else None
     with torch.no_grad(), counter if counter is not None else contextlib.nullcontext():
         outputs = flatten_outputs(model(*clone_inputs(inputs)))
     synchronize(device)
     return {"seed": seed, "init_inputs": init_inputs, "state_dict": model.state_dict(),
             "inputs": inputs, "outputs": outputs, "model": model,
-            "flops": counter.get_total_flops() if counter is not None else None}
+            "flops": counter.flops if counter is not None else None}
 
 
-def flop_counter():
-    """PyTorch's own FLOP counter (matmuls, convolutions, attention; elementwise ops count 0), silent. The
-    reference's count against what the candidate's forward ran in torch says who did the heavy work
-    (``checks.check_torch_share``)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-    return FlopCounterMode(display=False)
-
-
-def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None, configs: list = ()) -> None:
+def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None, configs: list = (),
+                   timed_sketch=None) -> None:
     """Ship reference outputs (and fingerprints of the inputs) out of the process through the pipe, then close it.
 
     The outputs are written straight from tensor memory; the inputs only as fingerprints
     (dtype, shape, sha256): the parent needs them only to tell whether the candidate
     changed them, and it hashes the post-call inputs itself. ``timed``: the reference's
-    outputs of the last timed calls (``time_gpu``), the answers for the candidate's. ``configs``: the other
-    sizes and value ranges (``configs.ConfigCase``): name, kind, outputs, or why untested.
+    outputs of the last timed calls (``time_gpu``), the answers for the candidate's, and ``timed_sketch`` the
+    sketches of every timed call's outputs. ``configs``: the other sizes and value ranges
+    (``configs.ConfigCase``): name, kind, outputs, or why untested.
     """
     from kvdata.reverify import tensor_blob
 
@@ -214,6 +197,7 @@ def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None,
         tensor_blob.dump({"outputs": [c["outputs"] for c in cases],
                           "inputs": [tensor_blob.fingerprint(list(c["inputs"])) for c in cases],
                           "seeds": [c["seed"] for c in cases], "timed": timed or [],
+                          "timed_sketch": [] if timed_sketch is None else [timed_sketch],
                           "configs": [{"name": c.name, "kind": c.kind, "outputs": c.outputs, "untested": c.untested}
                                       for c in configs]}, tensor_blob.fd_sink(ref_fd))
     finally:
@@ -244,6 +228,8 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         torch.cuda.set_device(0)
     meta.report.write_confinement = _confine_to_job(job_dir, Path(job.cache_dir), device)
     meta.write()
+    global _CALLS
+    _CALLS = CallServer(clocks, device)     # every model call from here on runs in its thread (calls.py)
 
     from kvdata.reverify.backends import create_backend
 
@@ -268,9 +254,9 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         timing = job.timing if device != "cpu" else None
         timed = None
         if timing:
-            meta.report.ref_ms, timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device,
-                                                 job.timing_seed, clocks)
-        send_reference(ref_fd, cases, timed, configs)
+            timed = time_gpu(cases[0]["model"], cases[0]["inputs"], timing, device, job.timing_seed, _CALLS)
+            meta.report.ref_ms, meta.report.ref_host_gap_ms = timed.ms, timed.host_gap_ms
+        send_reference(ref_fd, cases, timed.kept if timed else None, configs, timed.sketch if timed else None)
         for c in configs:
             c.outputs = []
         del timed
@@ -316,10 +302,12 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         meta.stage("time")
         try:
             model = make_candidate_module(candidate, cases[0], device, meta)
-            meta.report.kernel_ms, timed = time_gpu(model, cases[0]["inputs"], timing, device, job.timing_seed,
-                                                    clocks)
+            timed = time_gpu(model, cases[0]["inputs"], timing, device, job.timing_seed, _CALLS)
+            meta.report.kernel_ms, meta.report.kernel_host_ms = timed.ms, timed.host_ms
+            meta.report.kernel_host_gap_ms = timed.host_gap_ms
             with _BlobFile(job_dir / TIMED_FILE) as blob:
-                blob.finish({"T": [[blob.add(t) for t in call] for call in timed]})
+                blob.finish({"T": [[blob.add(t) for t in call] for call in timed.kept],
+                             "S": [] if timed.sketch is None else [blob.add(timed.sketch)]})
             del timed
         except BaseException as e:  # noqa: BLE001
             meta.fail(e)
@@ -424,7 +412,7 @@ def _load_weights(module, case: dict, meta: Meta) -> None:
         module.load_state_dict(case["state_dict"], strict=False)
 
 
-def _call_candidate(candidate, model, inputs: list, device: str, watch_background: bool = False) -> "_Call":
+def _call_candidate(candidate, model, inputs: list, watch_background: bool = False) -> "_Call":
     """One candidate call: its outputs, launches, and whether it left work running when it returned.
 
     ``watch_background`` (round B): threads the call started that are still alive when it
@@ -438,15 +426,13 @@ def _call_candidate(candidate, model, inputs: list, device: str, watch_backgroun
     gate = candidate.kernel_gate
     before = gate.count if gate else None
     threads = set(threading.enumerate()) if watch_background else set()
-    with torch.no_grad():
-        out = flatten_outputs(model(*inputs))
+    call = _CALLS.call(model, inputs, snapshot_early=watch_background)      # the device synchronised after it
+    out = call.outputs
     background = False
     if watch_background:
         background = any(t.is_alive() for t in threading.enumerate() if t not in threads)
-        early = [t.detach().to("cpu", copy=True) for t in out] if device != "cpu" else None
-    synchronize(device)
-    if watch_background and early is not None:
-        background |= any(not torch.equal(e, t.detach().cpu()) for e, t in zip(early, out) if e.dtype == t.dtype)
+    if call.early is not None:
+        background |= any(not torch.equal(e, t.detach().cpu()) for e, t in zip(call.early, out) if e.dtype == t.dtype)
     after = gate.count if gate else None
     launches = None if before is None or after is None else after - before
     return _Call(out, launches, background)
@@ -461,7 +447,7 @@ class _Call:
 
 def _run_rounds(job: Job, job_dir, meta, candidate, cases, decoy, out_specs, device, seal_fd, seal_pipe) -> None:
     """Round A and the knockout rounds (sealed together) → reference bait on fresh inputs → round B."""
-    from kvdata.reverify.checks import poison_allocator
+    from kvdata.reverify.defences import poison_allocator
 
     shapes, dtypes = [s for s, _ in out_specs], [d for _, d in out_specs]
     poison_mb = job.poison_mb
@@ -511,7 +497,7 @@ def _knockout_rounds(job: Job, candidate, model, cases, decoy, device, meta, blo
     tree: dict = {}
     for mode in gate.modes:
         _load_weights(model, decoy, meta)
-        _call_candidate(candidate, model, clone_inputs(decoy["inputs"]), device)
+        _call_candidate(candidate, model, clone_inputs(decoy["inputs"]))
         outputs, handed = [], []
         gate.reset_budget()
         for case in cases:
@@ -521,7 +507,7 @@ def _knockout_rounds(job: Job, candidate, model, cases, decoy, device, meta, blo
             gate.arm(mode, protected_tensors(model, inputs), output_numels)
             try:
                 outputs.append([blob.add(sample_elements(t)) for t in
-                                _call_candidate(candidate, model, inputs, device).outputs])
+                                _call_candidate(candidate, model, inputs).outputs])
             except Exception:  # noqa: BLE001 - a candidate that breaks without its kernels needed them
                 outputs.append(None)
             finally:
@@ -570,7 +556,7 @@ class _Round:
         self.inputs_after: list = []
         self.launches: list = []
         self.torch_ops: list = []                # aten ops of each call, by name (record_ops)
-        self.torch_flops: list = []              # FLOPs torch ran in each call (record_ops; flop_counter)
+        self.torch_flops: list = []              # FLOPs torch ran in each call (record_ops)
         self.aliases_input = False
         self.aliases_reference = False
         self.background = False
@@ -586,9 +572,7 @@ def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, bef
     (``checks.check_torch_compute``, ``checks.check_dispatch_consistent``), inside calls
     that are judged like any other.
     """
-    import contextlib
-
-    from kvdata.reverify.checks import output_aliases, torch_op_recorder
+    from kvdata.reverify.defences import output_aliases, torch_op_recorder
 
     result = _Round()
     for case in cases:
@@ -597,13 +581,14 @@ def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, bef
         if before_call is not None:
             before_call()
         recorder = torch_op_recorder() if record_ops else None
-        counter = flop_counter() if record_ops else None
-        with recorder if recorder is not None else contextlib.nullcontext(), \
-                counter if counter is not None else contextlib.nullcontext():
-            call = _call_candidate(candidate, model, inputs, device, watch_background)
+        _CALLS.modes = (recorder,) if record_ops else ()     # entered in the call thread (calls.py)
+        try:
+            call = _call_candidate(candidate, model, inputs, watch_background)
+        finally:
+            _CALLS.modes = ()
         if recorder is not None:
             result.torch_ops.append(recorder.counts)
-            result.torch_flops.append(counter.get_total_flops())
+            result.torch_flops.append(recorder.flops)
         out = call.outputs
         result.aliases_input |= output_aliases(out, inputs)
         if bait_outputs:

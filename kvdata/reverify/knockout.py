@@ -20,11 +20,19 @@ If it is, the kernels did not compute it (``checks.check_kernels_needed``:
 - ``zero``: the same tensors filled with zeros. A kernel that only zero-fills a buffer torch
   then writes into, or that clears a NaN "canary" torch adds to its own answer, is not needed
   when its tensors come out zero anyway: the answer is still right.
+- ``perturb`` (information flow): the kernels run, but every floating tensor a launch is handed is first changed
+  (each element scaled by a random factor in [0.5, 1.5], plus normal noise of half the tensor's RMS), and after the
+  launch each such tensor the kernel did not write is put back exactly. The kernels then computed from other
+  inputs than the sample's, while torch around them sees the original tensors: an answer that stays right did
+  not come from the kernels. This catches what switching the kernels off does not: a kernel whose output the
+  answer needs but which reads nothing of the problem (a "gate" that writes an exact ×1.0 scale torch multiplies
+  by, while torch computes everything).
 
-Both modes also keep a copy (``sample_elements``) of every tensor handed to a kernel that has
-the size of one of the reference's outputs (``snapshots``): with every kernel disabled, a tensor that already
+The modes that disable the kernels also keep a copy (``sample_elements``) of every tensor handed to a kernel that
+has the size of one of the reference's outputs (``snapshots``): with every kernel disabled, a tensor that already
 holds the answer when it reaches a kernel was computed by something else (torch), and the
-kernel only moved it (``checks.check_answer_precomputed``).
+kernel only moved it (``checks.check_answer_precomputed``). ``perturb`` keeps none: its kernels run, and one may
+hand the next the answer it computed.
 
 The gate lives in the candidate's process, like everything in-process it can be found and
 defeated by a sample that looks for it; it does not depend on dispatch modes, on which call
@@ -34,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-KNOCKOUT_MODES = ("skip", "poison", "zero", "raise")
+KNOCKOUT_MODES = ("skip", "poison", "zero", "raise", "perturb")
 
 
 class LaunchKnockedOut(RuntimeError):
@@ -104,6 +112,8 @@ class KernelGate:
         if self.mode == "raise":
             raise LaunchKnockedOut("kernel launch failed (knockout)")
         tensors = list(tensors)
+        if self.mode == "perturb":      # the kernels run: one may hand the next the answer it computed
+            return perturbed_call(run, tensors)
         self._snapshot(tensors)
         if self.mode in ("poison", "zero"):
             self._poison(tensors)
@@ -118,6 +128,8 @@ class KernelGate:
         if self.mode == "raise":
             raise LaunchKnockedOut("extension call failed (knockout)")
         handed = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
+        if self.mode == "perturb":
+            return perturbed_call(lambda: fn(*args, **kwargs), handed)
         self._snapshot(handed)
         result = fn(*args, **kwargs)
         self._poison(handed)
@@ -137,7 +149,7 @@ class KernelGate:
 
     def _poison(self, tensors: Iterable, protect: bool = True) -> None:
         """Fill ``tensors`` (but protected ones) as the mode says: NaN (``poison``) or zeros (``zero``)."""
-        from kvdata.reverify.checks import fill_poison
+        from kvdata.reverify.defences import fill_poison
 
         for t in tensors:
             if t.numel() and not (protect and self._is_protected(t)):
@@ -150,6 +162,60 @@ class KernelGate:
     def _is_protected(self, t) -> bool:
         lo, hi = _span(t)
         return any(lo < b and a < hi for a, b in self._protected)
+
+
+PERTURB_SCALE = 0.5        # each element times a factor in [1 - s, 1 + s], plus N(0, (s * RMS)^2)
+
+
+def perturbed_call(run: Callable[[], Any], tensors: Sequence) -> Any:
+    """``run()`` with every floating tensor of ``tensors`` changed first (see ``perturb`` in the module docstring);
+    afterwards each one ``run`` did not write holds its original values again, byte for byte."""
+    import os
+
+    import torch
+
+    seen: set = set()
+    changed = []                                   # (tensor, original, as perturbed)
+    with torch.no_grad():
+        for t in tensors:
+            key = (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)
+            if not (t.is_floating_point() and t.numel()) or key in seen or _self_overlapping(t):
+                continue
+            seen.add(key)
+            original = t.clone()
+            t.copy_(_perturbed(t, int.from_bytes(os.urandom(8), "little") >> 1))
+            changed.append((t, original, t.clone()))
+        try:
+            return run()
+        finally:
+            for t, original, perturbed in reversed(changed):
+                if _same(t, perturbed):             # read, not written: torch after the launch sees the original
+                    t.copy_(original)
+
+
+def _perturbed(t, seed: int):
+    import torch
+
+    g = torch.Generator(device=t.device)
+    g.manual_seed(seed)
+    x = t.detach().float()
+    finite = x[torch.isfinite(x)]
+    rms = float(finite.pow(2).mean().sqrt()) if finite.numel() else 1.0
+    u = torch.rand(x.shape, generator=g, device=x.device)
+    n = torch.randn(x.shape, generator=g, device=x.device)
+    return (x * (1.0 - PERTURB_SCALE + 2 * PERTURB_SCALE * u) + PERTURB_SCALE * max(rms, 1e-6) * n).to(t.dtype)
+
+
+def _self_overlapping(t) -> bool:
+    """An expanded view (a stride of 0 over more than one element): it cannot be written element by element."""
+    return any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))
+
+
+def _same(a, b) -> bool:
+    """Equal element for element, NaN equal to NaN."""
+    import torch
+
+    return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
 
 
 def protected_tensors(model: Any, inputs: Sequence) -> list:

@@ -219,13 +219,16 @@ class WorkerReport:
     write_confinement: Optional[str] = None
     ref_ms: Optional[float] = None
     kernel_ms: Optional[float] = None
+    ref_host_gap_ms: Optional[float] = None              # host clock minus device events, median per timed call
+    kernel_host_gap_ms: Optional[float] = None
+    kernel_host_ms: Optional[float] = None               # the host clock around the candidate's timed call
     compile_s: Optional[float] = None
     cache_hit: Optional[bool] = None
     compile_log: str = ""
     launches: dict = field(default_factory=dict)
     torch_ops: list = field(default_factory=list)
     torch_flops: list = field(default_factory=list)     # FLOPs torch ran in each recorded candidate call
-    ref_flops: Optional[int] = None                      # FLOPs of the reference's forward (flop_counter)
+    ref_flops: Optional[int] = None                      # FLOPs of the reference's forward (torch_op_recorder)
     clock_patched: list = field(default_factory=list)    # timing entry points the candidate replaced
     output_aliases_input: bool = False
     output_aliases_reference: bool = False
@@ -273,6 +276,8 @@ def _list(v) -> list:
 _REPORT_PARSERS = {
     "stage": _str, "error": _optional(_error), "stage_s": _dict, "clock": _dict,
     "write_confinement": _optional(_str), "ref_ms": _optional(_number), "kernel_ms": _optional(_number),
+    "ref_host_gap_ms": _optional(_number), "kernel_host_gap_ms": _optional(_number),
+    "kernel_host_ms": _optional(_number),
     "compile_s": _optional(_number), "cache_hit": _optional(_bool), "compile_log": _str, "launches": _dict,
     "torch_ops": _list, "torch_flops": _list, "ref_flops": _optional(_number), "clock_patched": _list,
     "output_aliases_input": _bool, "output_aliases_reference": _bool,

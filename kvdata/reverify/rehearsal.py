@@ -55,21 +55,23 @@ def _rehearsal_module() -> types.SimpleNamespace:
 def rehearse(device: str, poison_mb: int = 64, flush_mb: int = 256) -> None:
     """Run the harness's steps once on the built-in model: reference case, fingerprints, the
     device-to-host copies of the blob writer, poisoning, event timing, one Triton launch."""
-    from kvdata.reverify import checks, tensor_blob
+    from kvdata.reverify import defences, tensor_blob
     from kvdata.reverify.harness import build_reference_case
+    from kvdata.reverify.calls import CallServer
     from kvdata.reverify.clocks import Clocks
     from kvdata.reverify.timing import time_gpu
 
     case = build_reference_case(_rehearsal_module(), 0, device)
     tensor_blob.dump({"outputs": [case["outputs"]], "inputs": [tensor_blob.fingerprint(case["inputs"])]},
                      lambda _chunk: None)
-    checks.poison_allocator(device, [tuple(t.shape) for t in case["outputs"]],
+    defences.poison_allocator(device, [tuple(t.shape) for t in case["outputs"]],
                             [t.dtype for t in case["outputs"]], poison_mb)
     if device == "cpu":                                   # nothing to warm but the code path (tests)
         return
     model, inputs = case["model"], case["inputs"]
-    time_gpu(model, inputs, {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device, seed=0,
-             clocks=Clocks.capture())
+    with CallServer(Clocks.capture(), device) as calls:     # its thread ends here: the zygote forks after this
+        time_gpu(model, inputs, {"warmup": 1, "reps": 2, "flush_mb": flush_mb, "max_seconds": 1.0}, device, seed=0,
+                 calls=calls)
     if triton is not None:
         _launch_triton(inputs[0])
 

@@ -16,7 +16,7 @@ import secrets
 import shutil
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from kvdata.reverify import checks
 from kvdata.reverify.backends import BackendUnavailable, create_backend, resolve_backend
@@ -303,7 +303,7 @@ class Verifier:
         try:
             rounds_a, rounds_b, inputs_after = _read_candidate(round_a, ref["inputs"], b_path)
             knockout = _read_knockout(round_a) or None      # {}: the backend has no kernel gate
-            timed = _read_timed(job_dir / TIMED_FILE) if meta.kernel_ms else None
+            timed = _read_timed(job_dir / TIMED_FILE) if meta.kernel_ms else (None, None)
             configs = _read_configs(job_dir / ROUND_C_FILE, ref["configs"])
         except Exception as e:  # noqa: BLE001 - forged or broken output files fail the sample
             return done("incorrect", f"candidate outputs unreadable: {type(e).__name__}: {e}")
@@ -322,7 +322,7 @@ class Verifier:
             row.message = "right on the visible inputs only: " + (row.generalises or "").removeprefix("false: ")
 
     def _apply_checks(self, row, meta, ref, rounds_a, rounds_b, inputs_after, atol, rtol,
-                      knockout: Optional[dict] = None, timed: Optional[list] = None) -> None:
+                      knockout: Optional[dict] = None, timed: tuple = (None, None)) -> None:
         n = len(ref["outputs"])
         if len(rounds_a) != n or len(rounds_b) != n:
             row.status, row.message = "incorrect", "candidate did not run every seed"
@@ -359,7 +359,11 @@ class Verifier:
         row.ref_ms, row.kernel_ms = meta.ref_ms, meta.kernel_ms
         if row.ref_ms and row.kernel_ms:
             row.timed_outputs_checked = True
-            flags += checks.check_timed_outputs(timed, ref.get("timed"), atol, rtol)
+            flags += checks.check_timed_outputs(timed[0], ref.get("timed"), atol, rtol)
+            exact = [not (t.is_floating_point() or t.is_complex()) for t in ref["outputs"][0]] if n else []
+            flags += [f for f in checks.check_timed_sketches(timed[1], ref.get("timed_sketch"),
+                                                             tolerances[0] if n else [], exact, rtol)
+                      if f not in flags]
         row.max_abs_err = verdict.max_abs_err if verdict.max_abs_err is None or verdict.max_abs_err < float("inf") else None
         failing = [f for f in flags if f in self.config.failing_flags]
         timing_failed = {"timed_outputs_mismatch", "background_work", "timer_tampered"} & set(flags)
@@ -434,8 +438,11 @@ def _read_reference(payload) -> dict:
     if not isinstance(configs, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str)
                                                 and isinstance(c.get("outputs"), list) for c in configs):
         raise ValueError("reference blob is malformed")
+    sketch = tree.get("timed_sketch") or []
+    if not isinstance(sketch, list) or len(sketch) > 1 or not all(isinstance(t, torch.Tensor) for t in sketch):
+        raise ValueError("reference blob is malformed")
     return {"outputs": outputs, "inputs": inputs, "seeds": tree.get("seeds"), "timed": [_as_list(c) for c in timed],
-            "configs": configs}
+            "timed_sketch": sketch[0] if sketch else None, "configs": configs}
 
 
 def _open_round_a(path: Path):
@@ -524,17 +531,23 @@ def _read_configs(path: Path, ref_configs: list) -> list:
     return out
 
 
-def _read_timed(path: Path) -> Optional[list]:
-    """The candidate's outputs of its last timed calls (None when the file is missing)."""
+def _read_timed(path: Path) -> tuple[Optional[list], Any]:
+    """The candidate's outputs of its last timed calls and the sketch of every timed call ((None, None) when the
+    file is missing)."""
+    import torch
+
     from kvdata.reverify.tensor_blob import Blob, open_blob_file
 
     if not path.exists():
-        return None
+        return None, None
     blob = Blob(open_blob_file(path))
     raw = blob.raw_tree
-    if not isinstance(raw, dict) or not isinstance(raw.get("T"), list):
+    if not isinstance(raw, dict) or not isinstance(raw.get("T"), list) or not isinstance(raw.get("S", []), list):
         raise ValueError("timed outputs blob is malformed")
-    return [_as_list(blob._decode(call)) for call in raw["T"]]
+    sketch = [blob._decode(t) for t in raw.get("S", [])]
+    if len(sketch) > 1 or not all(isinstance(t, torch.Tensor) for t in sketch):
+        raise ValueError("timed outputs blob is malformed")
+    return [_as_list(blob._decode(call)) for call in raw["T"]], (sketch[0] if sketch else None)
 
 
 def _count_entries(d: Path) -> int:

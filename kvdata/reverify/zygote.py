@@ -71,7 +71,7 @@ def _preload(backend_name: str) -> None:
 
     import kvdata.reverify.checks  # noqa: F401
     import kvdata.reverify.harness  # noqa: F401
-    from kvdata.reverify.checks import torch_op_recorder
+    from kvdata.reverify.defences import torch_op_recorder
 
     with torch_op_recorder():           # its first use imports torch._dynamo: ~1 s (3.3 s on the H200 host)
         torch.empty(1)

@@ -157,7 +157,7 @@ def extension_candidate(sample: dict, module: types.ModuleType, entry: CacheEntr
     """The Candidate for a built extension: functional Model + gated ``ext.forward``."""
     if not hasattr(module, "forward"):
         raise AttributeError("the extension's PYBIND11_MODULE binds no 'forward'")
-    gate = KernelGate(modes=("poison", "zero", "raise"))     # its kernels launch from C++: poisoned, never skipped
+    gate = KernelGate(modes=("poison", "zero", "raise", "perturb"))   # kernels launch from C++: never skipped
     make_module = make_module_factory(sample["pytorch_functional_code"], GatedExtensionCall(module.forward, gate))
     log = (log_prefix + "\n" if log_prefix else "") + entry.meta.get("log", "")
     return Candidate(make_module=make_module, kernel_gate=gate, compile_log=log.strip(),
