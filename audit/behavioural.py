@@ -15,13 +15,14 @@ sizes on shared probe inputs, with shared weights, and compares their outputs un
 Only candidate pairs are probed (the caller picks them). Probing runs untrusted code, so it happens only in
 :mod:`kvdata.audit._probe_worker` processes inside :class:`kvdata.sandbox.Sandbox`: many pairs per worker (torch
 imported once), ``workers`` of them in parallel, a per-pair time limit, the worker tree's resident memory
-watched. A pair that hangs, crashes its worker or exhausts memory costs that pair only: the worker is killed and
-a fresh one continues with the next pair. Every answer crosses as one JSON line, parsed into
+watched, each worker taking the next pair from one shared queue. A pair that hangs, crashes its worker or exhausts
+memory costs that pair only: the worker is killed and a fresh one continues with the next pair. Every answer crosses as one JSON line, parsed into
 :class:`~kvdata.audit._probe_worker.ProbeAnswer` and checked against what was asked.
 
-Outcomes are cached in ``cache_dir`` (SQLite) by the hash of both codes as each one comes, except the ones that
-depend on the machine (time and memory limits, a dead worker); so an audit stopped with Ctrl-C keeps every probe
-it finished, and a rerun with the same ``cache_dir`` probes only the rest.
+Outcomes are cached in ``cache_dir`` (SQLite) by the hash of both codes as each one comes, except a dead worker's;
+a pair that ran out of time or memory is cached with the limit it ran under, and asked again only under a larger
+one. So an audit stopped with Ctrl-C keeps every probe it finished, and a rerun with the same ``cache_dir`` probes
+only the rest.
 """
 from __future__ import annotations
 
