@@ -36,7 +36,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence
 
 from kvdata.sandbox import Sandbox, kill_tree, tree_rss_mb
 
@@ -103,14 +103,12 @@ class BatchWorker:
     answer_grace_s: float = 10.0       # past its own per-item alarm, how long a worker may stay silent
     max_line_bytes: int = 64 * 2**20
 
-    def run(self, items: Union[Sequence[tuple[str, dict]], WorkQueue],
-            on_result: Optional[Callable[[], None]] = None,
+    def run(self, source: WorkQueue, on_result: Optional[Callable[[], None]] = None,
             on_value: Optional[Callable[[str, Any], None]] = None, cancel: Optional[threading.Event] = None
             ) -> tuple[dict[str, Any], int]:
-        """The result of every item this worker took, by key (those answered before ``cancel`` was set, if it
-        was), and the number of worker processes started. ``items``: (key, JSON payload) pairs, or a
-        :class:`WorkQueue` shared with other workers."""
-        source = items if isinstance(items, WorkQueue) else WorkQueue(list(items))
+        """The result of every item this worker took from ``source`` (a queue of (key, JSON payload) pairs it may
+        share with other workers), by key: those answered before ``cancel`` was set, if it was. Also the number of
+        worker processes started."""
         results = _Results(on_value)
         starts, silent_deaths = 0, 0
         while len(source) and not (cancel is not None and cancel.is_set()):

@@ -692,7 +692,7 @@ def check_timed_sketches(sketch, reference_sketch, tolerances: Sequence[OutputTo
                 return bad
             n, total, squares = float(ref[k + 2]), float(ref[k]), float(ref[k + 1])
             estimate = float((cand[:k] - ref[:k]).pow(2).mean().sqrt())
-            if exact[o] if o < len(exact) else False:
+            if o < len(exact) and exact[o]:
                 bound = 0.5 / SKETCH_MARGIN
             else:
                 m = tol.center
