@@ -84,3 +84,25 @@ def test_bundled_triton_samples(sample_dir, tmp_path):
             mismatches[s.id] = (want, row["status"], row["message"][:300])
     assert not mismatches, mismatches
     assert sum(r["status"] == "correct" for r in got.values()) >= 10
+
+
+def test_fresh_host_memory_holds_no_stale_values(tmp_path):
+    """A buffer the sample allocates holds nothing a freed one held: an honest ``torch.empty_like`` output must not
+    reach a kernel already holding an answer from an earlier call (the knockout would read that as torch having
+    computed it, ``kernel_not_needed``). glibc's malloc hands a freed block straight back, and keeps one heap per
+    thread, so poisoning from another thread does not reach it; the worker runs with malloc's perturb tunable.
+    The sample checks for itself and answers wrong when its fresh buffer holds what the freed one did."""
+    ref = REF_SCALE_ADD.replace("torch.randn(4, 32)", "torch.randn(16, 100)").replace("[32]", "[100]")
+    probe = kernel("1.0").replace(
+        "        out = torch.empty_like(x)\n",
+        "        stale = torch.full_like(x, 7.0)\n"
+        "        del stale\n"
+        "        out = torch.empty_like(x)\n"
+        "        if bool((out == 7.0).any()):\n"
+        "            return torch.zeros_like(x)\n")
+    assert probe != kernel("1.0")
+    samples = [Sample(id="stale-probe", language="triton", pytorch_code=ref, kernel_code=probe)]
+    summary = reverify(samples, tmp_path / "r.jsonl", ReverifyConfig(**CONFIG), workers=1,
+                       cache_root=tmp_path / "cache", progress=False)
+    row = read_results(summary.results)[0]
+    assert row["status"] == "correct", (row["status"], row["message"][:3000])

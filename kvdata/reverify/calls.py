@@ -75,6 +75,7 @@ class _Request:
     fn: Callable
     args: tuple
     snapshot_early: bool
+    before: Optional[Callable[[], None]] = None
     done: threading.Event = field(default_factory=threading.Event)
     result: Optional[CallResult] = None
     error: Optional[BaseException] = None
@@ -93,9 +94,12 @@ class CallServer:
         self._thread = threading.Thread(target=self._serve, name="kvdata-calls", daemon=True)
         self._thread.start()
 
-    def call(self, fn: Callable, args: Sequence, snapshot_early: bool = False) -> CallResult:
-        """``fn(*args)`` in the call thread; what it raised is raised here."""
-        request = _Request(fn, tuple(args), snapshot_early)
+    def call(self, fn: Callable, args: Sequence, snapshot_early: bool = False,
+             before: Optional[Callable[[], None]] = None) -> CallResult:
+        """``fn(*args)`` in the call thread; what it raised is raised here. ``before``: run first in the same thread,
+        outside the call's region: the allocator poisoning, since the CPU's malloc keeps a heap per thread, and
+        blocks poisoned in another thread are not the ones this thread's next allocation gets."""
+        request = _Request(fn, tuple(args), snapshot_early, before)
         self._requests.put(request)
         request.done.wait()
         if request.error is not None:
@@ -133,6 +137,8 @@ class CallServer:
         import torch
 
         clocks, events = self.clocks, self.events
+        if request.before is not None:
+            request.before()
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch.no_grad())
             for mode in self.modes:

@@ -412,9 +412,10 @@ def _load_weights(module, case: dict, meta: Meta) -> None:
         module.load_state_dict(case["state_dict"], strict=False)
 
 
-def _call_candidate(candidate, model, inputs: list, watch_background: bool = False) -> "_Call":
+def _call_candidate(candidate, model, inputs: list, watch_background: bool = False, prepare=None) -> "_Call":
     """One candidate call: its outputs, launches, and whether it left work running when it returned.
 
+    ``prepare``: run in the call thread just before the call (the allocator poisoning, ``CallServer.call``).
     ``watch_background`` (round B): threads the call started that are still alive when it
     returns, and on a GPU, outputs that change between the return (current stream finished)
     and a whole-device synchronisation: work left on another stream or thread.
@@ -426,7 +427,7 @@ def _call_candidate(candidate, model, inputs: list, watch_background: bool = Fal
     gate = candidate.kernel_gate
     before = gate.count if gate else None
     threads = set(threading.enumerate()) if watch_background else set()
-    call = _CALLS.call(model, inputs, snapshot_early=watch_background)      # the device synchronised after it
+    call = _CALLS.call(model, inputs, snapshot_early=watch_background, before=prepare)  # synchronised after it
     out = call.outputs
     background = False
     if watch_background:
@@ -503,11 +504,10 @@ def _knockout_rounds(job: Job, candidate, model, cases, decoy, device, meta, blo
         for case in cases:
             _load_weights(model, case, meta)
             inputs = clone_inputs(case["inputs"])
-            poison()
             gate.arm(mode, protected_tensors(model, inputs), output_numels)
             try:
                 outputs.append([blob.add(sample_elements(t)) for t in
-                                _call_candidate(candidate, model, inputs).outputs])
+                                _call_candidate(candidate, model, inputs, prepare=poison).outputs])
             except Exception:  # noqa: BLE001 - a candidate that breaks without its kernels needed them
                 outputs.append(None)
             finally:
@@ -578,12 +578,10 @@ def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, bef
     for case in cases:
         _load_weights(model, case, meta)
         inputs = clone_inputs(case["inputs"])
-        if before_call is not None:
-            before_call()
         recorder = torch_op_recorder() if record_ops else None
         _CALLS.modes = (recorder,) if record_ops else ()     # entered in the call thread (calls.py)
         try:
-            call = _call_candidate(candidate, model, inputs, watch_background)
+            call = _call_candidate(candidate, model, inputs, watch_background, prepare=before_call)
         finally:
             _CALLS.modes = ()
         if recorder is not None:

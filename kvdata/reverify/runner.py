@@ -29,6 +29,12 @@ from kvdata.reverify.samples import Sample
 from kvdata.reverify.store import result_key
 from kvdata.reverify.worker import WarmWorker
 
+# The sample's process starts with glibc malloc's perturb tunable: every block malloc hands out is filled with a
+# byte pattern, so a host buffer a sample allocates (``torch.empty_like``) never holds what a freed one held, such
+# as the answer of an earlier call. ``defences.poison_allocator`` does this for the GPU's caching allocator; on the
+# host it cannot, as malloc keeps a heap per thread and the calls run in a thread of their own (``calls.py``).
+HOST_ALLOCATOR_ENV = {"GLIBC_TUNABLES": "glibc.malloc.perturb=165"}
+
 STATUSES = ("correct", "incorrect", "inconclusive", "compile_error", "toolchain_error", "runtime_error", "timeout",
             "crashed", "flagged", "shape_specialised", "range_specialised", "compiled", "no_reference", "skipped")
 # inconclusive: the outputs match, but the reference is all zeros, so a kernel that writes nothing would too.
@@ -119,6 +125,7 @@ class Verifier:
             env = dict(backend.worker_env())
             env["TRITON_CACHE_DIR"] = str(cache / "triton")
             env["KVDATA_CACHE"] = str(cache)
+            env.update(HOST_ALLOCATOR_ENV)                     # fresh host memory holds no stale answer
             if self.visible_device is not None:
                 env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = self.visible_device
             limits = SandboxLimits(timeout_s=self.config.timeout_s, memory_mb=self.config.memory_mb,
