@@ -34,11 +34,24 @@ class BenchmarkItem:
 
 def _read_json_array(path: Path) -> list[dict]:
     """A JSON array (TritonBench's ``.jsonl`` files are pretty-printed arrays), or real JSON Lines."""
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give the benchmark's JSON/JSONL file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file (JSON or JSON Lines expected)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        data = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}: line {n} is not JSON ({e.msg}); expected a JSON array or JSON Lines") \
+                    from None
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
@@ -90,11 +103,7 @@ def _kernelbench_rows_from_file(path: Path) -> list[dict]:
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()
-    rows = _read_json_array(path)
-    missing = {"name", "level", "code"} - set(rows[0] if rows else {})
-    if missing:
-        raise ValueError(f"{path}: KernelBench rows need fields name, level, code; missing {sorted(missing)}")
-    return rows
+    return _checked(_read_json_array(path), path, "kernelbench")
 
 
 def _kernelbench_rows_from_folder(folder: Path) -> list[dict]:
@@ -112,7 +121,11 @@ def _kernelbench_rows_from_folder(folder: Path) -> list[dict]:
 
 
 def _kernelbench_rows_from_hub() -> list[dict]:
-    """All levels of the Hub copy (one split per level). Fails clearly when offline."""
+    """All levels of the Hub copy (one split per level). Fails clearly, and in seconds, when offline."""
+    from kvdata.hub import require_hub
+
+    require_hub(f"--bench kernelbench without --bench-path loads {KERNELBENCH_HUB_ID}, and",
+                "pass --bench-path with a local JSONL or folder of KernelBench problems")
     try:
         from datasets import load_dataset
 
@@ -127,9 +140,29 @@ def _kernelbench_rows_from_hub() -> list[dict]:
     return rows
 
 
+#: The fields each benchmark's rows need, and how to tell which benchmark a file holds (the error names it).
+_FIELDS = {"kernelbench": ("name", "level", "code"), "tritonbench-g": ("file", "output"),
+           "tritonbench-t": ("file", "torch_code"), "rocmbench": ("file", "label", "target_kernel_name")}
+
+
+def _checked(rows: list, path: Path, bench: str) -> list[dict]:
+    """``rows`` if every one is an object with ``bench``'s fields; else a one-line error naming the file, the
+    first bad row, and the benchmark the file looks like."""
+    need = _FIELDS[bench]
+    for n, row in enumerate(rows):
+        missing = [f for f in need if not isinstance(row, dict) or f not in row]
+        if missing:
+            keys = set(row) if isinstance(row, dict) else set()
+            looks = next((b for b, fields in _FIELDS.items() if b != bench and set(fields) <= keys), None)
+            hint = f"; it looks like {looks}: --bench {looks}" if looks else ""
+            raise ValueError(f"{path}: row {n} has no {', '.join(missing)}, which --bench {bench} needs{hint}")
+    return rows
+
+
 def load_tritonbench_g(path: Optional[str | Path] = None, **_: Any) -> list[BenchmarkItem]:
     """TritonBench-G (``TritonBench_G_v1.json``): id = its ``file``, code = the reference Triton ``output``."""
-    rows = _read_json_array(_require(path, "tritonbench-g"))
+    p = _require(path, "tritonbench-g")
+    rows = _checked(_read_json_array(p), p, "tritonbench-g")
     return [BenchmarkItem(id=r["file"], benchmark="tritonbench-g", code=r["output"], name=Path(r["file"]).stem,
                           level=int(r["difficulty"]) if str(r.get("difficulty", "")).isdigit() else None,
                           meta={"repo": r.get("repo")}) for r in rows]
@@ -137,7 +170,8 @@ def load_tritonbench_g(path: Optional[str | Path] = None, **_: Any) -> list[Benc
 
 def load_tritonbench_t(path: Optional[str | Path] = None, **_: Any) -> list[BenchmarkItem]:
     """TritonBench-T (``TritonBench_T_v1.jsonl``, really a JSON array): code = the PyTorch ``torch_code``."""
-    rows = _read_json_array(_require(path, "tritonbench-t"))
+    p = _require(path, "tritonbench-t")
+    rows = _checked(_read_json_array(p), p, "tritonbench-t")
     return [BenchmarkItem(id=f"tritonbench-t/{r['file']}", benchmark="tritonbench-t", code=r["torch_code"],
                           name=r.get("name") or Path(r["file"]).stem, level=r.get("difficulty"), meta={})
             for r in rows]
@@ -145,7 +179,8 @@ def load_tritonbench_t(path: Optional[str | Path] = None, **_: Any) -> list[Benc
 
 def load_rocmbench(path: Optional[str | Path] = None, **_: Any) -> list[BenchmarkItem]:
     """ROCmBench (GEAK-eval ``ROCm_eval_complex_instruct_v1.json``): id = ``file``, code = ``label``."""
-    rows = _read_json_array(_require(path, "rocmbench"))
+    p = _require(path, "rocmbench")
+    rows = _checked(_read_json_array(p), p, "rocmbench")
     return [BenchmarkItem(id=r["file"], benchmark="rocmbench", code=r["label"], name=r["target_kernel_name"],
                           meta={}) for r in rows]
 

@@ -201,13 +201,24 @@ def _build_encoder(location, identity, device, backend, precision) -> WindowEnco
 
 
 def load_sentence_transformer(location: str, device: str):
-    """A fresh SentenceTransformer in eval mode; a local directory loads with the Hub offline."""
+    """A fresh SentenceTransformer in eval mode; a local directory loads with the Hub offline. A Hub id loads from
+    the local cache when it is there, and otherwise only after the Hub answers (one line in seconds when it cannot:
+    ``kvdata.hub.require_hub``), never after minutes of retries."""
     local = Path(location).is_dir()
     if local:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no network at run time: never a Hub lookup
     from sentence_transformers import SentenceTransformer
     logger.info("loading embedding model %s on %s", location, device)
-    return SentenceTransformer(location, device=device, local_files_only=local).eval()
+    if local:
+        return SentenceTransformer(location, device=device, local_files_only=True).eval()
+    try:
+        return SentenceTransformer(location, device=device, local_files_only=True).eval()
+    except Exception:  # noqa: BLE001 - not in the local cache (each library says so its own way)
+        from kvdata.hub import require_hub
+
+        require_hub(f"--model {location}: not a local folder nor in the local cache, and",
+                    "give a local model folder (the bundled MiniLM is the default)")
+    return SentenceTransformer(location, device=device).eval()
 
 
 # ---------------------------------------------------------------------------------------------- ONNX int8

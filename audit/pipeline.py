@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -99,8 +100,10 @@ def run_audit(bench: list[BenchmarkItem], train: TrainingRows, *, measures: Sequ
             break
         except ImportError as exc:
             ctx.notes.append(f"{step.name} measure skipped: a dependency is missing ({exc})")
+        except ConnectionError:         # a model that cannot be fetched: the user's setting, said at once
+            raise
         except Exception as exc:  # one measure failing must not lose the others' results
-            log.warning("%s measure failed: %s", step.name, exc, exc_info=True)
+            log.warning("%s measure failed: %s", step.name, exc, exc_info=bool(os.environ.get("KVDATA_DEBUG")))
             ctx.notes.append(f"{step.name} measure skipped: {type(exc).__name__}: {exc}")
         finally:
             seconds[step.name] = time.perf_counter() - started

@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from kvdata.public import public_path
+
 __all__ = ["TrainingRows", "load_training", "bundled_sample_rows", "source_files", "SOURCE_SUFFIXES"]
 
 
 @dataclass
 class TrainingRows:
-    """Training rows as parallel lists (ids unique). ``pytorch`` holds the PyTorch reference where there is one."""
+    """Training rows as parallel lists (ids unique). ``pytorch`` holds the PyTorch reference where there is one;
+    ``source`` names the input as reports publish it (relative, :func:`kvdata.public.public_path`)."""
 
     ids: list[str]
     code: list[str]
@@ -32,13 +35,23 @@ class TrainingRows:
 
 def _read_rows(path: Path, columns: Sequence[str]) -> list[dict]:
     if path.suffix == ".parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        names = pq.read_schema(path).names
-        return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
-    text = path.read_text(encoding="utf-8")
+        try:
+            names = pq.read_schema(path).names
+            return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
+        except (pa.ArrowException, OSError) as e:
+            raise ValueError(f"{path} is not a readable parquet file ({str(e).splitlines()[0][:100]})") from None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file (JSON, JSON Lines or parquet expected)") from None
     if path.suffix == ".json" or text.lstrip().startswith("["):
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
         return data if isinstance(data, list) else [data]
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -87,7 +100,7 @@ def load_training(path: str | Path, *, id_column: str = "id", code_column: str =
             if sources:
                 return TrainingRows([f.relative_to(p).as_posix() for f in sources],
                                     [f.read_text(encoding="utf-8", errors="replace") for f in sources],
-                                    [None] * len(sources), str(p))
+                                    [None] * len(sources), public_path(p))
             raise ValueError(f"{p}: no parquet shards (expected a built folder data/<config>/*.parquet) and no "
                              f"source files ({', '.join(SOURCE_SUFFIXES)})")
         code_column = "kernel_code"
@@ -110,7 +123,7 @@ def load_training(path: str | Path, *, id_column: str = "id", code_column: str =
         seen: set[str] = set()
         dup = [i for i in ids if i in seen or seen.add(i)]
         raise ValueError(f"{p}: duplicate training ids, e.g. {dup[:5]}")
-    return TrainingRows(ids, code, pytorch, str(p))
+    return TrainingRows(ids, code, pytorch, public_path(p))
 
 
 def bundled_sample_rows(workdir: Optional[str | Path] = None) -> TrainingRows:

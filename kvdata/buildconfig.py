@@ -189,7 +189,10 @@ def _load_yaml(path: Path) -> Any:
     except FileNotFoundError:
         raise BuildConfigError(f"config file {path} does not exist") from None
     except yaml.YAMLError as e:
-        raise BuildConfigError(f"config file {path} is not valid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1}: {getattr(e, 'problem', '') or 'syntax'})" \
+            if mark is not None else ""
+        raise BuildConfigError(f"config file {path} is not valid YAML{where}") from None
 
 
 # ----------------------------------------------------------------- the bundled sample

@@ -11,14 +11,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from kvdata.hub import built_configs, card_metadata, config_num_bytes, render_front_matter, shard_files
 from kvdata.ledger import read_accounting
 from kvdata.schema import arrow_schema
 
 TEMPLATE = "dataset_card.md.j2"
-DEFAULT_REPO_ID = "amd/AIG-Datasets"
 PROVENANCE_FIELDS = ("repo", "pipeline", "generator")
 TOP_N = 25
 
@@ -33,6 +32,7 @@ class ConfigStats:
     subsets: Counter = field(default_factory=Counter)
     languages: Counter = field(default_factory=Counter)
     licenses: Counter = field(default_factory=Counter)
+    verified: int = 0                   # rows that carry an execution verification (``verification`` not null)
     provenance: dict[str, Counter] = field(default_factory=lambda: {f: Counter() for f in PROVENANCE_FIELDS})
 
 
@@ -44,9 +44,11 @@ def config_stats(out_dir: str | Path, config: str) -> ConfigStats:
     names = set(arrow_schema(config).names)
     for shard in shard_files(out_dir, config):
         stats.shards += 1
-        columns = [c for c in ("subset", "language", "license", "provenance") if c in names]
+        columns = [c for c in ("subset", "language", "license", "provenance", "verification") if c in names]
         table = pq.read_table(shard, columns=columns)
         stats.rows += table.num_rows
+        if "verification" in names:
+            stats.verified += table.num_rows - table.column("verification").null_count
         stats.subsets.update(table.column("subset").to_pylist())
         stats.licenses.update(table.column("license").to_pylist())
         if "language" in names:
@@ -63,8 +65,9 @@ def _top(counter: Counter, n: int = TOP_N) -> tuple[list[tuple[str, int]], int, 
     return shown, len(rest), sum(v for _, v in rest)
 
 
-def collect_card_data(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> dict[str, Any]:
-    """Everything the template needs, counted from the folder."""
+def collect_card_data(out_dir: str | Path, repo_id: Optional[str] = None) -> dict[str, Any]:
+    """Everything the template needs, counted from the folder. ``repo_id``: the Hub repo the folder is pushed to
+    (``kvdata push`` renders the card again with it); ``None`` for a local build, whose card loads the folder."""
     stats = [config_stats(out_dir, c) for c in built_configs(out_dir)]
     accounting = read_accounting(out_dir)
     all_licenses: Counter = Counter()
@@ -74,7 +77,7 @@ def collect_card_data(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> di
                          {s.name: config_num_bytes(out_dir, s.name) for s in stats})
 
     configs = [{
-        "name": s.name, "rows": s.rows, "shards": s.shards,
+        "name": s.name, "rows": s.rows, "shards": s.shards, "verified": s.verified,
         "subsets": sorted(s.subsets), "languages": sorted(s.languages),
         "subset_counts": sorted(s.subsets.items()),
         "columns": [(f.name, str(f.type) if not str(f.type).startswith("struct") else
@@ -108,6 +111,7 @@ def collect_card_data(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> di
         "front_matter": render_front_matter(meta).rstrip("\n"),
         "repo_id": repo_id,
         "total_rows": sum(s.rows for s in stats),
+        "verified_rows": sum(s.verified for s in stats),
         "configs": configs,
         "licenses": licenses,
         "allow_license": accounting.get("settings", {}).get("allow_license", []),
@@ -120,7 +124,7 @@ def collect_card_data(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> di
     }
 
 
-def render_card(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> str:
+def render_card(out_dir: str | Path, repo_id: Optional[str] = None) -> str:
     """The README.md text of a built folder."""
     import importlib.resources
 
@@ -132,7 +136,7 @@ def render_card(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> str:
     return env.from_string(template_text).render(**collect_card_data(out_dir, repo_id))
 
 
-def write_card(out_dir: str | Path, repo_id: str = DEFAULT_REPO_ID) -> Path:
+def write_card(out_dir: str | Path, repo_id: Optional[str] = None) -> Path:
     """Render and write ``out_dir/README.md``."""
     path = Path(out_dir) / "README.md"
     path.write_text(render_card(out_dir, repo_id))

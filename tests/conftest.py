@@ -21,3 +21,17 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def sample_dir() -> Path:
     return SAMPLE
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """The bundled sample built once per session through the real CLI (`kvdata build --sample`). Read-only: a test
+    that changes a corpus copies it first."""
+    from click.testing import CliRunner
+
+    from kvdata.cli import main
+
+    out = tmp_path_factory.mktemp("built") / "sample"
+    res = CliRunner().invoke(main, ["build", "--sample", "--out", str(out), "--quiet", "--workers", "0"])
+    assert res.exit_code == 0, res.output[-3000:]
+    return out

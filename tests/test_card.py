@@ -50,7 +50,8 @@ def test_counts_subsets_and_licenses_match_the_parquet(sample):
         assert row[1] == str(n)
         for subset, count in subsets.items():
             assert [f"`{config}`", subset, str(count)] in _table_rows(card, f"`{config}`")
-        assert f'load_dataset("amd/AIG-Datasets", "{config}", split="train")' in card
+        assert f'load_dataset("path/to/this/folder", "{config}", split="train")' in card   # a local build
+        assert f'load_dataset("my-org/kernels", "{config}", split="train")' in render_card(sample, "my-org/kernels")
         for col in arrow_schema(config).names:
             assert f"| `{col}` |" in card
     assert f"**{total} rows**" in card
@@ -78,7 +79,19 @@ def test_front_matter_matches_the_data(sample):
     for info in meta["dataset_info"]:
         assert info["splits"][0]["num_examples"] == len(_column(sample, info["config_name"], "id"))
     licenses = {v for c in ALL_CONFIGS for v in _column(sample, c, "license")}
-    assert meta["license"] == ("other" if len(licenses) > 1 else meta["license"])
+    listed = [meta["license"]] if isinstance(meta["license"], str) else meta["license"]
+    assert set(listed) == {lic.lower() for lic in licenses}           # the sample's ids all have Hub ids
+    assert "license_name" not in meta                                 # so no "other", and no license_name
+
+
+def test_the_card_counts_the_verified_rows_and_says_so_only_for_them(sample):
+    card = (sample / "README.md").read_text()
+    verified = sum(v is not None for c in ALL_CONFIGS if "verification" in arrow_schema(c).names
+                   for v in _column(sample, c, "verification"))
+    total = sum(len(_column(sample, c, "id")) for c in ALL_CONFIGS)
+    assert 0 < verified < total                                       # the sample has both kinds
+    assert f"**{verified} of them are execution-verified**" in card
+    assert "An execution-verified corpus" not in card
 
 
 def test_card_follows_the_data_when_it_changes(sample, tmp_path):

@@ -63,10 +63,12 @@ def test_front_matter_has_configs_license_sizes_features(tmp_path):
     assert [f["name"] for f in info["triton"]["features"]] == KERNEL_SCHEMA.names
 
 
-def test_mixed_licenses_are_other_with_details():
+def test_mixed_licenses_are_listed_and_other_only_where_the_hub_has_no_id():
     meta = card_metadata({"triton": 3}, ["MIT", "Apache-2.0", "MIT"])
-    assert meta["license"] == "other"
-    assert "Apache-2.0" in meta["license_details"] and "MIT" in meta["license_details"]
+    assert meta["license"] == ["apache-2.0", "mit"] and "license_name" not in meta
+    meta = card_metadata({"triton": 3}, ["MIT", "MIT OR Apache-2.0"])
+    assert meta["license"] == ["mit", "other"] and meta["license_name"] == "per-row-spdx"
+    assert "MIT OR Apache-2.0" in meta["license_details"]
     assert size_category(999) == "n<1K" and size_category(100_000) == "100K<n<1M"
 
 
@@ -108,3 +110,36 @@ def test_push_dry_run_lists_files_and_validates(tmp_path):
     empty.mkdir()
     with pytest.raises(FileNotFoundError, match="not a built corpus"):
         files_to_push(empty)
+
+
+def test_push_uploads_a_card_and_croissant_naming_the_repo_and_leaves_the_folder_alone(tmp_path):
+    """The folder's card loads it by its folder; what ``push --repo`` uploads loads it by the repo id."""
+    import json
+
+    from kvdata.card import write_card
+    from kvdata.croissant import write_croissant
+    from kvdata.hub import upload_contents
+    from kvdata.ledger import Ledger
+
+    _write_folder(tmp_path)
+    Ledger(tmp_path).close()
+    write_card(tmp_path)
+    write_croissant(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    contents = upload_contents(tmp_path, "my-org/kernels")
+    card, croissant = contents["README.md"].decode(), json.loads(contents["croissant.json"])
+    assert 'load_dataset("my-org/kernels", "triton", split="train")' in card
+    assert "my-org/kernels" in croissant["url"] and "path/to/this/folder" not in card
+    assert 'load_dataset("path/to/this/folder", "triton"' in (tmp_path / "README.md").read_text()
+    assert contents["data/triton/train-00000-of-00003.parquet"] == str(tmp_path / "data/triton/train-00000-of-00003.parquet")
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_push_without_a_network_fails_in_one_line_and_uploads_nothing(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    _write_folder(tmp_path)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)                    # online, but with no Hub to reach
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")       # nothing listens there
+    with pytest.raises(ConnectionError, match="cannot push to me/kv: the Hub .* cannot be reached"):
+        push(tmp_path, "me/kv")

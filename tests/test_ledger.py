@@ -60,10 +60,32 @@ def test_no_rejects_still_writes_an_empty_rejects_file(tmp_path):
 
 def test_same_name_sources_share_an_account(tmp_path):
     ledger = Ledger(tmp_path)
-    ledger.open_source("t", kind="triton_table", config="triton", path="/one")
-    ledger.open_source("t", kind="triton_table", config="triton", path="/two")
+    ledger.open_source("t", kind="triton_table", config="triton", path="one")
+    ledger.open_source("t", kind="triton_table", config="triton", path="two")
     ledger.count_input("t", 2)
     ledger.count_kept("t", 2)
     summary = ledger.close()
-    assert summary["sources"]["t"]["path"] == "/one;/two"
+    assert summary["sources"]["t"]["path"] == "one;two"
     assert summary["sources"]["t"]["reconciles"]
+
+
+def test_what_the_ledger_publishes_names_no_path_of_this_machine(tmp_path, monkeypatch):
+    """accounting.json and rejects.parquet are pushed with the data: a source's absolute path is published
+    relative to the working directory (or by its last components), in the account and in reject messages."""
+    from kvdata.ledger import SourceOrigin
+
+    tree = tmp_path / "checkouts" / "triton-kernels"
+    (tree / "sub").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    ledger = Ledger(out)
+    ledger.open_source("t", config="triton", path=str(tree))
+    ledger.set_origin("t", SourceOrigin(repo=str(tree), commit="abc"))
+    ledger.count_input("t", 1)
+    ledger.reject(Reject(source="t", ref=f"{tree}/sub/k.py:3", reason=RejectReason.BAD_JSON,
+                         message=f"{tree}/sub/k.py does not parse"))
+    summary = ledger.close()
+    account = summary["sources"]["t"]
+    assert account["path"] == "checkouts/triton-kernels" and account["origin"]["repo"] == "checkouts/triton-kernels"
+    published = (out / "accounting.json").read_text() + json.dumps(pq.read_table(out / "rejects.parquet").to_pylist())
+    assert str(tmp_path) not in published and "checkouts/triton-kernels/sub/k.py" in published

@@ -186,7 +186,10 @@ def test_a_source_that_cannot_be_made_is_a_reject(tmp_path):
     from kvdata.builders.base import SourceSpec
 
     cfg = BuildConfig(workers=0, sources=[SourceSpec("triton_table", str(SAMPLE_TABLE), (("no_such_option", 1),))])
-    result = build(cfg, tmp_path / "out", progress=False)
+    with pytest.raises(ValueError, match="kept 0 rows: triton_table read 1 records: other .*no_such_option"):
+        build(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+    result = build(cfg, tmp_path / "out", progress=False, allow_empty=True)
     acc = result.accounting["sources"]["triton_table"]
     assert acc["input"] == 1 and acc["rejected"] == {"other": 1}
     assert "no_such_option" in _rejects(tmp_path / "out")[0]["message"]

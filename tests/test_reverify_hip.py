@@ -274,7 +274,6 @@ def test_make_module_is_the_functional_model_with_the_extension_as_fn():
     code = functional("12_Gemm")
     make_module = make_module_factory(code, ext_forward)
     candidate = make_module((64, 48))
-    reference = make_module_factory(code, lambda *a: pytest.fail("reference must use module_fn"))
     namespace: dict = {}
     exec(code, namespace)
     ref = namespace["Model"](64, 48)
@@ -282,8 +281,7 @@ def test_make_module_is_the_functional_model_with_the_extension_as_fn():
     candidate.load_state_dict(ref.state_dict())
     x = torch.randn(5, 64)
     torch.testing.assert_close(candidate(x), ref(x))
-    assert calls == [torch.Size([5, 64])]
-    assert reference is not None
+    assert calls == [torch.Size([5, 64])]      # the forward went through the extension, once
 
 
 # ---------------------------------------------------------------------------- hipify / cuda-portability

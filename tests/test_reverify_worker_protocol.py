@@ -7,7 +7,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -182,13 +181,12 @@ def _job(worker: WarmWorker, cache: Path, pytorch_code: str) -> Path:
 def test_zygote_watchdog_kills_a_sleeping_sample(zygote):
     worker, cache = zygote
     pid = worker.proc.pid
-    t0 = time.monotonic()
     outcome = worker.run(_job(worker, cache, SLEEPER), timeout_s=3.0, memory_mb=None, device="cpu")
     status = outcome.status
     assert not outcome.worker_died, status
     assert status.timed_out and not status.memory_exceeded and not status.finished
     assert status.signal == signal.SIGKILL and status.returncode == -signal.SIGKILL
-    assert 3.0 <= status.wall_s < 15 and time.monotonic() - t0 < 30
+    assert status.wall_s >= 3.0                 # not before its time (a busy machine only makes this longer)
     assert status.clock is not None and status.clock.ended >= status.clock.dispatched
     # the zygote itself carries on: the next job runs in the same one, to its end
     outcome = worker.run(_job(worker, cache, QUICK), timeout_s=60.0, memory_mb=None, device="cpu")
@@ -205,4 +203,3 @@ def test_zygote_watchdog_kills_a_memory_hog(zygote):
     assert status.memory_exceeded and not status.timed_out, status
     assert status.signal == signal.SIGKILL
     assert limit_mb < status.peak_rss_mb < limit_mb + 1000  # caught on the way up, long before 4 GB
-    assert status.wall_s < 30

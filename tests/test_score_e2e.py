@@ -21,7 +21,6 @@ def _run(args):
     return res
 
 
-@pytest.mark.slow
 def test_reverify_audit_then_score_two_models(tmp_path, shared_data):
     _run(["build", "--sample", "--out", str(tmp_path / "built"), "--quiet", "--workers", "0"])
     rows = pq.read_table(sorted((tmp_path / "built" / "data" / "triton").glob("*.parquet"))).to_pylist()

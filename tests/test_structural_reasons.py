@@ -127,7 +127,6 @@ def test_memory_limit_is_a_reason():
     assert fps["fine"] is not None
 
 
-@pytest.mark.slow
 def test_graph_over_the_node_limit_is_a_reason():
     failures: dict = {}
     fps = S.fingerprint_many({"unrolled": TOO_LARGE}, timeout_s=300, failures=failures)

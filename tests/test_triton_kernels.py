@@ -297,7 +297,6 @@ def test_tritonbench_against_itself_finds_its_own_kernels(bench_rows):
 
 # ---- speed ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def test_synthetic_corpus_speed(bench, bench_rows):
     """1,500 files shaped like the PyPI corpus (median ~5,000 characters, 10% over 20,000, a few over 100,000)
     against TritonBench-G: under a minute of CPU on this box, with the planted look-alikes vetoed."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -108,10 +109,12 @@ def _thresholds(pairs, named: dict, no_structural_veto: bool, no_behavioural_vet
 @click.option("--probe-timeout", type=float, default=30.0, show_default=True, help="Seconds to probe one pair.")
 @click.option("--json", "as_json", is_flag=True, help="Print audit.json to stdout instead of the summary.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--allow-empty", is_flag=True, help="Audit even when --train has no rows (default: an error).")
 def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column, bench_code_column, train_path,
                   id_column, code_column, out_dir, measures, jaccard, containment, cosine, structural,
                   threshold_pairs, no_structural_veto, no_behavioural_veto, model, embedding_backend, embed_max_windows, device,
-                  cache_dir, workers, executor, ray_address, trace_timeout, probe_timeout, as_json, quiet):
+                  cache_dir, workers, executor, ray_address, trace_timeout, probe_timeout, as_json, quiet,
+                  allow_empty):
     """Measure train/test overlap between a benchmark and training rows; write pairs, coverage and a report.
 
     A pair is flagged when any measure reaches its threshold, unless both sides were run and computed
@@ -122,16 +125,23 @@ def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column
     from kvdata.audit.pipeline import run_audit, write_outputs
     from kvdata.audit.report import write_report
     from kvdata.audit.training import bundled_sample_rows, load_training
+    from kvdata.outdir import OutputFolder
 
     options = {"version": bench_version, "levels": _levels(levels)} if bench_name == "kernelbench" else {}
     if bench_name == "generic":
         options = {"id_column": bench_id_column, "code_column": bench_code_column}
     th = _thresholds(threshold_pairs, {"jaccard": jaccard, "containment": containment, "cosine": cosine,
                                        "structural": structural}, no_structural_veto, no_behavioural_veto)
+    out = OutputFolder(out_dir, "audit-overlap", besides=(cache_dir,) if cache_dir else ())
     try:
+        out.check()                                     # before the work: a folder of the user's is refused now
         items = load_benchmark(bench_name, bench_path, **options)
         train = (load_training(train_path, id_column=id_column, code_column=code_column) if train_path
                  else bundled_sample_rows())
+        if not items or (not len(train.ids) and not allow_empty):
+            empty = f"the benchmark ({bench_path or bench_name})" if not items else f"--train {train_path}"
+            raise ValueError(f"{empty} has no rows; nothing to audit" + ("" if not items else
+                                                                         " (--allow-empty exits 0 instead)"))
         result = run_audit(items, train, measures=[m.strip() for m in measures.split(",") if m.strip()],
                            thresholds=th, semantic_model=model, semantic_backend=embedding_backend, embed_max_windows=embed_max_windows,
                            device=device,
@@ -139,7 +149,10 @@ def audit_overlap(bench_name, bench_path, bench_version, levels, bench_id_column
                            structural_timeout_s=trace_timeout, probe_timeout_s=probe_timeout, progress=not quiet)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc))
-    paths = {**write_outputs(result, out_dir), **write_report(result, out_dir)}
+    with out.staged() as stage:
+        staged = {**write_outputs(result, stage), **write_report(result, stage)}
+    paths = {k: Path(out_dir) / Path(v).relative_to(stage) for k, v in staged.items()}
+    result.outputs.update(paths)
     if result.interrupted:
         click.echo(f"interrupted during {result.interrupted}: pairs and coverage so far written to {out_dir}; run "
                    "the same command again" + (" (same --cache-dir) to continue" if cache_dir else

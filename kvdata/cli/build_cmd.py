@@ -33,8 +33,10 @@ def _fail(message: str) -> None:
 @click.option("--workers", type=int, default=None,
               help="Worker processes that run the builders, checks and fingerprints while the main process reads (default 0: all in-process; 2 is faster on an idle 2-core machine). The output does not depend on it.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--allow-empty", is_flag=True, help="Write the folder even when the build keeps no row (default: an "
+                                                  "error, nothing written).")
 def build_command(out_dir, sample, sources, options, config_file, allow_license, near_dup_threshold, no_dedup,
-                  rows_per_shard, workers, quiet):
+                  rows_per_shard, workers, quiet, allow_empty):
     """Build a Hub-ready corpus folder from raw upstream layouts.
 
     \b
@@ -54,7 +56,7 @@ def build_command(out_dir, sample, sources, options, config_file, allow_license,
                                 no_dedup=no_dedup, rows_per_shard=rows_per_shard, workers=workers)
     except BuildConfigError as e:
         _fail(str(e))
-    result = build(cfg, out_dir, progress=not quiet)
+    result = build(cfg, out_dir, progress=not quiet, allow_empty=allow_empty)
     click.echo(_accounting_table(result.accounting))
     click.echo(f"\nwrote {sum(result.rows.values())} rows to {out_dir} "
                f"({', '.join(f'{c}: {n}' for c, n in sorted(result.rows.items()))})")
@@ -97,13 +99,21 @@ def info_command(out_dir, as_json):
     Example:
       kvdata info build/
     """
-    from kvdata.hub import built_configs, config_row_count
+    from kvdata.hub import built_configs, check_shards, config_row_count
     from kvdata.ledger import read_accounting
 
     try:
         accounting = read_accounting(out_dir)
     except FileNotFoundError:
         _fail(f"{out_dir} has no accounting.json; is it a `kvdata build` folder?")
+    except ValueError:
+        raise click.ClickException(f"{out_dir}/accounting.json is not valid JSON; rebuild the folder with "
+                                   "`kvdata build`") from None
+    if not isinstance(accounting, dict) or not {"sources", "totals"} <= set(accounting):
+        raise click.ClickException(f"{out_dir}/accounting.json is not a build's accounting (no sources/totals); "
+                                   "is it a `kvdata build` folder? rebuild it with `kvdata build`")
+    for config in built_configs(out_dir):
+        check_shards(out_dir, config)
     if as_json:
         click.echo(json.dumps(accounting, indent=2))
         return
@@ -155,7 +165,12 @@ def _inspect(path: str, as_json: bool) -> None:
 
     if "://" not in path and not os.path.exists(path):
         _fail(f"{path} does not exist")
-    reports = inspect_tree(path)
+    try:
+        reports = inspect_tree(path)
+    except Exception as e:  # noqa: BLE001 - the one input is the path: a broken archive, an unreadable file
+        from kvdata.errors import one_line
+
+        raise click.ClickException(f"{path}: cannot be read as a folder or a tar archive ({one_line(e)})") from None
     if as_json:
         click.echo(json.dumps([r.to_dict() for r in reports], indent=2))
         return

@@ -41,7 +41,8 @@ from kvdata.cli import main
               help="Only the static pre-screen: named rules over the code (timer patches, frame/gc/sys.modules "
                    "access, reference lookup, try/except fallback to torch, kernels never launched, visible shape "
                    "literals), nothing run. Flags, never verdicts. Writes one JSON line per sample to --out.")
-@click.option("--json", "as_json", is_flag=True, help="With --static: print the summary as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object (no progress bars).")
+@click.option("--allow-empty", is_flag=True, help="Exit 0 when there are no samples to verify (default: an error).")
 @click.option("--limit", type=int, help="Only the first N samples.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Compile cache root (default ~/.cache/kvdata).")
 @click.option("--report/--no-report", default=False, help="Write the report next to the results.")
@@ -52,7 +53,7 @@ from kvdata.cli import main
                    "0 starts each sample's process when its job arrives (least GPU memory).")
 def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, gpus, workers, shard, seeds,
                  seed, timeout, memory_mb, atol, rtol, speedup_limit, no_timing, sanitize, visible_only, static, as_json,
-                 limit, cache_dir, report, spares_ahead):
+                 allow_empty, limit, cache_dir, report, spares_ahead):
     """Recompile and rerun samples in a sandbox and record whether they are still correct.
 
     \b
@@ -60,6 +61,7 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
       kvdata reverify --input rows.jsonl --out results.jsonl --backend triton-interpreter
       kvdata reverify --subset triton --data out/sample --out results.parquet --gpus 1
       kvdata reverify --input rows.jsonl --static --out screen.jsonl --json
+      kvdata reverify --input rows.jsonl --out results.jsonl --json | jq .counts
     """
     from kvdata.reverify import reverify
     from kvdata.reverify.config import ReverifyConfig, TimingConfig
@@ -77,9 +79,29 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
         raise click.ClickException(str(e))
     if limit:
         samples = samples[:limit]
+    try:
+        shard_spec = parse_shard(shard) if shard else None
+    except ValueError as e:
+        raise click.UsageError(str(e))
+    if shard_spec:
+        from kvdata.reverify.executors import select_shard
+
+        samples = select_shard(samples, *shard_spec)
+    if not samples and not allow_empty:
+        raise click.ClickException(f"no samples in {input_path or f'{data} ({subset})'}; nothing to verify "
+                                   "(--allow-empty exits 0 instead)")
     if static:
         _static_screen(samples, out, as_json)
         return
+    if backend and executor == "local":              # a backend asked for by name must run here (a Ray cluster: there)
+        from kvdata.reverify.backends import BackendUnavailable, create_backend
+
+        try:
+            ok, why = create_backend(backend).is_available()
+        except BackendUnavailable as e:
+            ok, why = False, str(e)
+        if not ok:
+            raise click.ClickException(f"--backend {backend} cannot run on this machine: {why}")
     tolerances = {}
     if atol is not None or rtol is not None:
         for lang, (a, r) in DEFAULT_TOLERANCES.items():
@@ -90,20 +112,31 @@ def reverify_cmd(subset, data, input_path, out, backend, executor, ray_address, 
                             other_configs=not visible_only)
     try:
         summary = reverify(samples, out, config, executor=executor, workers=workers, gpus=gpus,
-                           shard=parse_shard(shard) if shard else None, cache_root=cache_dir,
-                           ray_address=ray_address)
+                           shard=None, cache_root=cache_dir,
+                           ray_address=ray_address, progress=not as_json)
     except ValueError as e:
         raise click.ClickException(str(e))
+    report_path = None
+    if report:
+        from kvdata.reverify.report import write_report
+
+        report_path = write_report(summary.parquet or summary.results,
+                                   Path(out).parent / (Path(out).stem + "-report"),
+                                   corpus_rows=[s.__dict__ for s in samples])
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"samples": summary.total, "already_done": summary.already_done, "ran": summary.ran,
+                               "counts": dict(sorted(summary.counts.items())),
+                               "results": str(summary.parquet or summary.results),
+                               "report": str(report_path) if report_path else None}))
+        return
     click.echo(f"{summary.total} samples: {summary.already_done} already done, {summary.ran} verified now")
     for status, n in sorted(summary.counts.items()):
         click.echo(f"  {status:14s} {n}")
     click.echo(f"results: {summary.parquet or summary.results}")
-    if report:
-        from kvdata.reverify.report import write_report
-
-        path = write_report(summary.parquet or summary.results, Path(out).parent / (Path(out).stem + "-report"),
-                            corpus_rows=[s.__dict__ for s in samples])
-        click.echo(f"report: {path}")
+    if report_path:
+        click.echo(f"report: {report_path}")
 
 
 def _static_screen(samples, out: Path, as_json: bool) -> None:
@@ -144,7 +177,13 @@ def _static_screen(samples, out: Path, as_json: bool) -> None:
 @click.option("--subset", help="Config of --corpus to read (built folder).")
 @click.option("--out-dir", type=click.Path(path_type=Path), help="Where to write report.md and plots.")
 def reverify_report_cmd(results, corpus, subset, out_dir):
-    """Summarise a results file: counts by status, plots, drift against the corpus."""
+    """Summarise a results file: counts by status, plots, drift against the corpus.
+
+    \b
+    Examples:
+      kvdata reverify-report results.parquet                      # writes results-report/report.md
+      kvdata reverify-report results.jsonl --corpus out/sample --subset triton --out-dir report/
+    """
     from kvdata.reverify.report import load_corpus_rows, write_report
 
     corpus_rows = load_corpus_rows(corpus, subset) if corpus else None

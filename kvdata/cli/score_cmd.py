@@ -101,7 +101,10 @@ def score_cmd(results, counts, fmt, compare, audit_dir, clean_tasks, interval, c
         raise click.UsageError("give RESULTS files or --counts")
     if audit_dir and clean_tasks:
         raise click.UsageError("give --audit or --clean-tasks, not both")
+    from kvdata.outdir import OutputFolder
+
     try:
+        OutputFolder(out, "score").check()              # a folder of the user's is refused before the work
         attempts = read_all(_specs(results), format=fmt, unjudged=unjudged, level=level, bench_path=bench_path,
                             version=bench_version, baseline=baseline)
         totals = parse_counts(counts) if counts else []
@@ -110,7 +113,10 @@ def score_cmd(results, counts, fmt, compare, audit_dir, clean_tasks, interval, c
                        settings=ScoreSettings(interval, confidence, resamples, seed, on_missing))
     except (JoinError, ResultsFormatError, ValueError, FileNotFoundError) as e:
         raise click.ClickException(str(e))
-    paths = write_report(report, out)
+    try:
+        paths = write_report(report, out)
+    except OSError as e:                                 # --out is a file, read-only, on a full disk, ...
+        raise click.ClickException(f"{out}: cannot write the report ({e.strerror or e})")
     if as_json:
         click.echo(paths["score.json"].read_text(encoding="utf-8"))
         return
@@ -119,7 +125,8 @@ def score_cmd(results, counts, fmt, compare, audit_dir, clean_tasks, interval, c
     metric = next((m for m in ("corr@1", "correct", "correct_rate") if m in report.comparisons), None)
     for c in report.comparisons.get(metric, []):         # one line per pair; report.md has every metric
         detectable = f"; detectable at 80% power: {100 * c.mde:.1f} pts" if c.mde else ""
+        test = f", {c.test} p={c.p_value:.3g} (Holm {c.p_holm:.3g})" if c.p_value is not None else ""
+        verdict = "" if c.significant is None or c.significant else ", not significant"
         click.echo(f"  {c.a} vs {c.b} {metric}: {100 * c.difference:+.1f} pts "
-                   f"[{100 * c.low:+.1f}, {100 * c.high:+.1f}], {c.test} p={c.p_value:.3g}"
-                   f" (Holm {c.p_holm:.3g}){'' if c.significant else ', not significant'}{detectable}")
+                   f"[{100 * c.low:+.1f}, {100 * c.high:+.1f}]{test}{verdict}{detectable}")
     click.echo(f"report: {paths['report.md']} ({', '.join(sorted(p.name for p in paths.values()))})")

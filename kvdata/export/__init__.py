@@ -1,3 +1,3 @@
 """``kvdata export``: training sets from the corpus. Modules: tasks (which rows, which prompt), formats
 (messages, alpaca, sharegpt, dpo, rl), filters (audit, verified, license), split (leak-free, by task group),
-pipeline (the steps and the accounting), card (the export's README)."""
+lengths (as each consumer tokenises), pipeline (the steps and the accounting), card (the export's README)."""

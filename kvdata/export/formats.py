@@ -5,8 +5,12 @@
 - ``alpaca``: ``instruction`` / ``input`` (always present, empty) / ``output`` / ``system``;
   ``sharegpt``: ``conversations`` of ``{from, value}`` (human, gpt) and ``system``. Both with the
   ``dataset_info.json`` entry LLaMA-Factory reads.
-- ``dpo``: ``prompt`` / ``chosen`` / ``rejected`` strings (TRL's standard preference format, and
-  LLaMA-Factory's alpaca ``ranking`` entry), with both rows' ids and the preference's reason.
+- ``dpo``, in one of two forms (``DPO_FORMS``), with both rows' ids and the preference's reason:
+  ``conversational`` (the default): ``prompt`` = system + user messages, ``chosen`` / ``rejected`` = one
+  assistant message each, TRL's conversational preference type, to which TRL applies the chat template (with
+  the system message) just as it does to ``messages`` for SFT; ``standard``: ``prompt`` / ``chosen`` /
+  ``rejected`` strings and a ``system`` column, for LLaMA-Factory's alpaca ``ranking`` entry (TRL reads no
+  ``system`` column and applies no chat template to strings, so SFT and DPO would see different inputs).
 - ``rl``: veRL's RL parquet: ``data_source``, ``prompt`` (a chat list), ``ability``,
   ``reward_model: {style, ground_truth}`` (the reference a verifier-based reward runs against),
   ``extra_info: {split, index, id, task_name, language, reference_kernel}``; every struct field a
@@ -26,6 +30,8 @@ import pyarrow as pa
 from kvdata.export.tasks import ExportItem
 
 FORMATS = ("messages", "alpaca", "sharegpt", "dpo", "rl")
+#: The forms of ``dpo``; the first is the default (see the module docstring for why).
+DPO_FORMS = ("conversational", "standard")
 
 _MSG = pa.struct([("role", pa.string()), ("content", pa.string())])
 _META = [("task", pa.string()), ("task_name", pa.string()), ("language", pa.string()), ("license", pa.string()),
@@ -38,15 +44,24 @@ SCHEMAS: dict[str, pa.Schema] = {
     "sharegpt": pa.schema([("id", pa.string()),
                            ("conversations", pa.list_(pa.struct([("from", pa.string()), ("value", pa.string())]))),
                            ("system", pa.string())] + _META),
-    "dpo": pa.schema([("id", pa.string()), ("prompt", pa.string()), ("chosen", pa.string()), ("rejected", pa.string()),
-                      ("system", pa.string()), ("chosen_id", pa.string()), ("rejected_id", pa.string()),
+    "dpo": pa.schema([("id", pa.string()), ("prompt", pa.list_(_MSG)), ("chosen", pa.list_(_MSG)),
+                      ("rejected", pa.list_(_MSG)), ("chosen_id", pa.string()), ("rejected_id", pa.string()),
                       ("preference", pa.string()), ("margin", pa.float64())] + _META),
+    "dpo-standard": pa.schema([("id", pa.string()), ("prompt", pa.string()), ("chosen", pa.string()),
+                               ("rejected", pa.string()), ("system", pa.string()), ("chosen_id", pa.string()),
+                               ("rejected_id", pa.string()), ("preference", pa.string()),
+                               ("margin", pa.float64())] + _META),
     "rl": pa.schema([("data_source", pa.string()), ("prompt", pa.list_(_MSG)), ("ability", pa.string()),
                      ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
                      ("extra_info", pa.struct([("split", pa.string()), ("index", pa.int64()), ("id", pa.string()),
                                                ("task_name", pa.string()), ("language", pa.string()),
                                                ("reference_kernel", pa.string())]))]),
 }
+
+def schema_of(fmt: str, dpo_form: str = DPO_FORMS[0]) -> pa.Schema:
+    """The parquet schema an export in ``fmt`` (and, for ``dpo``, ``dpo_form``) writes."""
+    return SCHEMAS["dpo-standard" if fmt == "dpo" and dpo_form == "standard" else fmt]
+
 
 #: Where each format keeps the corpus ids its rows came from (a column, or a struct's field).
 CORPUS_ID_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -178,20 +193,39 @@ def example_table(fmt: str, items: Sequence[ExportItem], split: str, start: int 
     return pa.Table.from_pydict(cols | _meta_columns(items), schema=SCHEMAS[fmt])
 
 
-def pair_table(pairs: Sequence[PreferencePair], split: str = "", start: int = 0) -> pa.Table:
-    """A batch of preference pairs in ``dpo`` form: both rows' ids, the preference and its margin."""
-    chosen = [p.chosen for p in pairs]
-    cols = {"id": _strings([f"{p.chosen.id}>{p.rejected_id}" for p in pairs]),
-            "prompt": _strings([c.prompt for c in chosen]), "chosen": _strings([c.response for c in chosen]),
-            "rejected": _strings([p.rejected_text for p in pairs]), "system": _strings([c.system for c in chosen]),
+def pair_table(pairs: Sequence[PreferencePair], split: str = "", start: int = 0,
+               form: str = DPO_FORMS[0]) -> pa.Table:
+    """A batch of preference pairs in ``dpo`` form (``conversational`` message lists or ``standard`` strings
+    with a ``system`` column): both rows' ids, the preference and its margin."""
+    if form not in DPO_FORMS:
+        raise ValueError(f"unknown dpo form {form!r}; expected one of {', '.join(DPO_FORMS)}")
+    n, chosen = len(pairs), [p.chosen for p in pairs]
+    prompts, systems = [c.prompt for c in chosen], [c.system for c in chosen]
+    wins, losses = [c.response for c in chosen], [p.rejected_text for p in pairs]
+    if form == "conversational":
+        cols = {"prompt": _chat([("system", systems), ("user", prompts)], n),
+                "chosen": _chat([("assistant", wins)], n), "rejected": _chat([("assistant", losses)], n)}
+    else:
+        cols = {"prompt": _strings(prompts), "chosen": _strings(wins), "rejected": _strings(losses),
+                "system": _strings(systems)}
+    cols = {"id": _strings([f"{p.chosen.id}>{p.rejected_id}" for p in pairs]), **cols,
             "chosen_id": _strings([c.id for c in chosen]), "rejected_id": _strings([p.rejected_id for p in pairs]),
             "preference": _strings([p.preference for p in pairs]),
             "margin": _floats([p.margin for p in pairs])}
-    return pa.Table.from_pydict(cols | _meta_columns(chosen), schema=SCHEMAS["dpo"])
+    return pa.Table.from_pydict(cols | _meta_columns(chosen), schema=schema_of("dpo", form))
 
 
-def dataset_info(fmt: str, name: str, files: dict[str, str]) -> dict:
-    """LLaMA-Factory ``dataset_info.json`` entries (one per split) for ``alpaca``, ``sharegpt`` and ``dpo``."""
+def writes_dataset_info(fmt: str, dpo_form: str = DPO_FORMS[0]) -> bool:
+    """Whether an export in ``fmt`` gets LLaMA-Factory entries: alpaca, sharegpt and standard dpo. (LLaMA-Factory's
+    ranking entries take ``chosen`` / ``rejected`` as strings or single message dicts, never message lists.)"""
+    return fmt in ("alpaca", "sharegpt") or (fmt == "dpo" and dpo_form == "standard")
+
+
+def dataset_info(fmt: str, name: str, files: dict[str, str], dpo_form: str = DPO_FORMS[0]) -> dict:
+    """LLaMA-Factory ``dataset_info.json`` entries, ``<name>_<split>`` (one per split), for ``alpaca``,
+    ``sharegpt`` and standard ``dpo`` (read at hiyouga/LLaMA-Factory ff6d4d1, data/README.md)."""
+    if not writes_dataset_info(fmt, dpo_form):
+        return {}
     out = {}
     for split, path in files.items():
         entry: dict = {"file_name": path}

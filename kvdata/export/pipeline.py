@@ -3,14 +3,17 @@ split, format, write), with every input row accounted for.
 
 Output folder: ``data/<split>-00000-of-00001.parquet`` (what ``datasets.load_dataset(folder)``
 reads, also named in the card's YAML ``configs``), ``dataset_info.json`` (LLaMA-Factory, for
-alpaca / sharegpt / dpo), ``accounting.json`` (input rows = exported + dropped by reason),
-``lengths.png`` and the README.md card.
+alpaca / sharegpt / standard dpo; entries ``<name>_<split>``, the name unique per export folder),
+``accounting.json`` (input rows = exported + dropped by reason), ``lengths.png`` and the README.md
+card. Neither the card nor ``accounting.json`` holds a path of this machine (``kvdata.public``).
 """
 from __future__ import annotations
 
 import functools
 import json
 import math
+import re
+import shlex
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,8 +23,12 @@ import numpy as np
 
 from kvdata.export.filters import RowFilters
 from kvdata.normalize import normalize_code
-from kvdata.export.formats import (FORMATS, SCHEMAS, PreferencePair, corpus_ids, dataset_info, example_table,
-                                   pair_table)
+from kvdata.export.formats import (DPO_FORMS, FORMATS, PreferencePair, corpus_ids, dataset_info, example_table,
+                                   pair_table, schema_of, writes_dataset_info)
+from kvdata.export.lengths import basis as length_basis
+from kvdata.export.lengths import example_lengths, pair_lengths
+from kvdata.hub import CorruptShard
+from kvdata.public import public_path
 from kvdata.export.split import SPLITS, SplitRow, assign_splits, crossings, groups, row_keys
 from kvdata.export.tasks import SYSTEM, TASKS, load_template, skip_reason, to_item
 
@@ -39,6 +46,8 @@ class ExportOptions:
     tokenizer: Optional[str] = None
     max_tokens: Optional[int] = None
     keep_splits: Optional[str] = None      # an earlier export: its rows stay on the side they were on
+    dpo_form: str = DPO_FORMS[0]           # dpo: "conversational" (TRL, the default) or "standard" (LLaMA-Factory)
+    name: Optional[str] = None             # LLaMA-Factory entry names <name>_<split> (default: default_name)
 
 
 @dataclass
@@ -55,7 +64,10 @@ class ExportResult:
     crossings: int
     groups: int = 0                                # task groups (what the split assigns)
     files: list[str] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)      # option -> value, paths in public form
+    dpo_form: Optional[str] = None                 # dpo only: conversational or standard
+    length_basis: str = ""                         # what a length counts (kvdata.export.lengths.basis)
+    entries: list[str] = field(default_factory=list)           # LLaMA-Factory dataset_info.json entry names
 
     @property
     def reconciles(self) -> bool:
@@ -77,6 +89,8 @@ def _rows(data: str, configs: Sequence[str], columns: Sequence[str], progress: b
     for config in configs:
         try:
             part = read(data, config, columns, progress)
+        except CorruptShard:
+            raise
         except (FileNotFoundError, ValueError) as e:
             errors.append(f"{config}: {e}")
             continue
@@ -95,11 +109,12 @@ def _read_shards(folder: str, config: str, columns: Sequence[str], progress: boo
     build's rows); None if the folder has no such config."""
     import pyarrow.parquet as pq
 
-    from kvdata.hub import shard_files
+    from kvdata.hub import check_shards, shard_files
 
     shards = shard_files(folder, config)
     if not shards:
         return None
+    check_shards(Path(folder), config)             # a corrupt shard stops the export, naming it
     rows: list[dict] = []
     for shard in shards:
         f = pq.ParquetFile(shard)
@@ -123,16 +138,42 @@ def _read_with_datasets(source: str, config: str, columns: Sequence[str], progre
     return ds.select_columns([c for c in columns if c in ds.column_names]).to_list()
 
 
-def _lengths(items, tokenizer, batch: int = 512) -> list[int]:
-    """Each example's length (system + prompt + response): characters, or tokens of ``tokenizer``
-    (tokenized in batches, so that only one batch of joined texts is held at a time)."""
-    if tokenizer is None:
-        return [len(it.system) + len(it.prompt) + len(it.response) for it in items]
-    out: list[int] = []
-    for i in range(0, len(items), batch):
-        texts = [it.system + it.prompt + it.response for it in items[i:i + batch]]
-        out.extend(len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"])
-    return out
+#: What a LLaMA-Factory entry name may hold (its ``dataset:`` argument is a comma-separated list of names).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def default_name(out: str | Path, task: str, fmt: str) -> str:
+    """The LLaMA-Factory entry name of an export when ``--name`` is not given: ``kvdata_<folder>_<task>_<format>``
+    (the export folder's name makes two exports of one run distinct; task and format keep exports of the same
+    folder name apart)."""
+    folder = re.sub(r"[^A-Za-z0-9]+", "_", Path(out).resolve().name).strip("_") or "export"
+    return f"kvdata_{folder}_{task.replace('-', '_')}_{fmt}"
+
+
+def _too_long_pairs(by_split: dict[str, list], lengths: dict[str, list[int]], max_tokens: int):
+    """Drop the pairs longer than ``max_tokens``; returns the kept pairs and lengths per split and how many
+    corpus rows are now in no pair (a row in a kept pair still counts as exported)."""
+    def rows(pairs):
+        return {p.chosen.id for p in pairs} | {p.rejected_id for p in pairs if not p.rejected_id.endswith(":baseline")}
+
+    before = rows(p for part in by_split.values() for p in part)
+    kept = {s: [(p, n) for p, n in zip(by_split[s], lengths[s]) if n <= max_tokens] for s in by_split}
+    by_split = {s: [p for p, _ in kept[s]] for s in kept}
+    lengths = {s: [n for _, n in kept[s]] for s in kept}
+    return by_split, lengths, len(before - rows(p for part in by_split.values() for p in part))
+
+
+def _public_command(command: str) -> str:
+    """The command line with every absolute path in its public form (``kvdata.public.public_path``)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    out = []
+    for w in words:
+        key, eq, value = w.partition("=") if w.startswith("--") else ("", "", w)
+        out.append(f"{key}{eq}{public_path(value) if value.startswith(('/', '~')) else value}")
+    return shlex.join(out)
 
 
 def export(data: str, out: str | Path, options: ExportOptions, filters: Optional[RowFilters] = None,
@@ -148,6 +189,16 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
                          f"would prefer slower kernels")
     if options.max_tokens is not None and options.tokenizer is None:
         raise ValueError("--max-tokens needs --tokenizer (lengths are otherwise characters)")
+    if options.dpo_form not in DPO_FORMS:
+        raise ValueError(f"unknown dpo form {options.dpo_form!r}; expected one of {', '.join(DPO_FORMS)}")
+    if options.name is not None:
+        if not writes_dataset_info(options.format, options.dpo_form):
+            raise ValueError(f"--name names LLaMA-Factory's dataset_info.json entries, which --format "
+                             f"{options.format}{' (conversational)' if options.format == 'dpo' else ''} does not "
+                             f"write (alpaca, sharegpt and --dpo-form standard do)")
+        if not _NAME.fullmatch(options.name):
+            raise ValueError(f"--name {options.name!r}: letters, digits, '_', '.' and '-' only (LLaMA-Factory's "
+                             f"dataset argument is a comma-separated list of names)")
     task = TASKS[options.task]
     dpo = options.format == "dpo"
     if dpo and task.name not in ("hip2hip",) and (filters is None or filters.verdicts is None):
@@ -179,8 +230,8 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(options.tokenizer, local_files_only=True)
-    lengths = _lengths(items, tokenizer)
-    if options.max_tokens is not None:
+    lengths = [] if dpo else example_lengths(options.format, items, tokenizer)   # dpo: per pair, once paired
+    if options.max_tokens is not None and not dpo:
         keep = [n <= options.max_tokens for n in lengths]
         dropped["too_long"] += sum(not k for k in keep)
         items = [it for it, k in zip(items, keep) if k]
@@ -199,6 +250,13 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
         by_split, unpaired = _dpo_pairs(items, split, rows_by_id, filters, options.dpo_margin)
         dropped.update(unpaired)
         n_examples = len(items) - sum(unpaired.values())
+        pair_len = {s: pair_lengths(part, tokenizer) for s, part in by_split.items()}
+        if options.max_tokens is not None:
+            by_split, pair_len, too_long = _too_long_pairs(by_split, pair_len, options.max_tokens)
+            if too_long:
+                dropped["too_long"] += too_long
+            n_examples -= too_long
+        lengths = [n for s in SPLITS for n in pair_len[s]]
     else:
         for it in items:
             by_split[split[it.id]].append(it)
@@ -207,49 +265,64 @@ def export(data: str, out: str | Path, options: ExportOptions, filters: Optional
     if not any(by_split.values()):
         raise ValueError(f"nothing to export: all {len(rows)} rows of {', '.join(configs)} were dropped "
                          f"({', '.join(f'{k} {v}' for k, v in sorted(dropped.items())) or 'no rows'})")
-    _clear_export(out)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    import pyarrow.parquet as pq
+    from kvdata.outdir import OutputFolder
 
-    files = {}
-    make_table = pair_table if dpo else functools.partial(example_table, options.format)
-    for s, part in by_split.items():
-        if part:
-            path = f"data/{s}-00000-of-00001.parquet"
-            with pq.ParquetWriter(out / path, SCHEMAS[options.format]) as writer:
-                for start, batch in _batches(part):
-                    writer.write_table(make_table(batch, s, start))
-            files[s] = path
-    unit = "tokens" if tokenizer is not None else "characters"
-    length_stats = {}
-    item_splits = [split[it.id] for it in items]
-    all_lengths, split_of_item = np.asarray(lengths, dtype=np.int64), np.asarray(item_splits)
-    for s in SPLITS:
-        ns = all_lengths[split_of_item == s]
-        if ns.size:
-            length_stats[s] = {"unit": unit, "n": int(ns.size), "mean": float(ns.mean()),
-                               "p50": float(np.percentile(ns, 50)), "p95": float(np.percentile(ns, 95)),
-                               "max": int(ns.max())}
-    result = ExportResult(str(out), task.name, options.format, len(rows),
-                          {s: len(by_split[s]) for s in SPLITS if by_split[s]}, n_examples, dict(dropped),
-                          dict(filters.overlap_by_measure), length_stats, len(crossed),
-                          len(set(named.values())), sorted(files.values()),
-                          {"data": str(data), "configs": ",".join(configs),
-                           **({"audit": filters.audit.source} if filters.audit else {}),
-                           **({"verified": filters.verdicts.source} if filters.verdicts else {}),
-                           **({"min-speedup": str(filters.min_speedup)} if filters.min_speedup is not None else {}),
-                           **({"license": " ".join(filters.allow)} if filters.allow is not None else {}),
-                           **({"keep-splits": str(options.keep_splits)} if options.keep_splits else {}),
-                           **({"template": str(options.template)} if options.template else {})})
-    info = dataset_info(options.format, f"kvdata_{task.name.replace('-', '_')}", files)
-    if info:
-        (out / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-        result.files.append("dataset_info.json")
-    (out / "accounting.json").write_text(json.dumps(asdict(result) | {"reconciles": result.reconciles},
-                                                    indent=2) + "\n", encoding="utf-8")
-    from kvdata.export.card import write_card
+    # Written into a staging sibling and moved into place at the end: an earlier export's own files are replaced,
+    # nothing else in the folder is touched, and an interrupted export leaves the folder as it was.
+    with OutputFolder(out, "export").staged() as stage:
+        (stage / "data").mkdir(parents=True, exist_ok=True)
+        import pyarrow.parquet as pq
 
-    write_card(result, options, out, lengths, item_splits, command)
+        files = {}
+        make_table = (functools.partial(pair_table, form=options.dpo_form) if dpo
+                      else functools.partial(example_table, options.format))
+        for s, part in by_split.items():
+            if part:
+                path = f"data/{s}-00000-of-00001.parquet"
+                with pq.ParquetWriter(stage / path, schema_of(options.format, options.dpo_form)) as writer:
+                    for start, batch in _batches(part):
+                        writer.write_table(make_table(batch, s, start))
+                files[s] = path
+        unit = "tokens" if tokenizer is not None else "characters"
+        length_stats = {}
+        item_splits = [s for s in SPLITS for _ in by_split[s]] if dpo else [split[it.id] for it in items]
+        all_lengths, split_of_item = np.asarray(lengths, dtype=np.int64), np.asarray(item_splits)
+        for s in SPLITS:
+            ns = all_lengths[split_of_item == s]
+            if ns.size:
+                length_stats[s] = {"unit": unit, "n": int(ns.size), "mean": float(ns.mean()),
+                                   "p50": float(np.percentile(ns, 50)), "p95": float(np.percentile(ns, 95)),
+                                   "max": int(ns.max())}
+        result = ExportResult(str(out), task.name, options.format, len(rows),
+                              {s: len(by_split[s]) for s in SPLITS if by_split[s]}, n_examples, dict(dropped),
+                              dict(filters.overlap_by_measure), length_stats, len(crossed),
+                              len(set(named.values())), sorted(files.values()),
+                              {"data": public_path(data), "configs": ",".join(configs), "out": public_path(out),
+                               **({"audit": public_path(filters.audit.source)} if filters.audit else {}),
+                               **({"verified": public_path(filters.verdicts.source)} if filters.verdicts else {}),
+                               **({"min-speedup": str(filters.min_speedup)} if filters.min_speedup is not None else {}),
+                               **({"license": " ".join(filters.allow)} if filters.allow is not None else {}),
+                               **({"keep-splits": public_path(options.keep_splits)} if options.keep_splits else {}),
+                               **({"template": public_path(options.template)} if options.template else {}),
+                               **({"tokenizer": public_path(options.tokenizer)} if options.tokenizer else {})},
+                              options.dpo_form if dpo else None, length_basis(options.format, tokenizer))
+        info = dataset_info(options.format, options.name or default_name(out, task.name, options.format), files,
+                            options.dpo_form)
+        if info:
+            (stage / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+            result.files.append("dataset_info.json")
+            result.entries = list(info)
+        (stage / "accounting.json").write_text(json.dumps(asdict(result) | {"out": public_path(out),
+                                                                          "reconciles": result.reconciles},
+                                                        indent=2) + "\n", encoding="utf-8")
+        from kvdata.export.card import write_card
+
+        write_card(result, options, stage, lengths, item_splits, _public_command(command))
+        from kvdata.croissant import write_export_croissant
+        from kvdata.export.formats import CORPUS_ID_FIELDS
+
+        write_export_croissant(stage, data, CORPUS_ID_FIELDS[options.format][0], audit=getattr(filters.audit, "source", None),
+                               verified=getattr(filters.verdicts, "source", None))
     return result
 
 
@@ -330,22 +403,14 @@ def _faster(speedup, margin: float) -> bool:
     return (isinstance(speedup, (int, float)) and math.isfinite(speedup) and speedup > 1.0
             and speedup >= 1.0 + margin)
 
-#: What an export writes (and a re-export into the same folder replaces).
-EXPORT_FILES = ("README.md", "accounting.json", "dataset_info.json", "lengths.png")
-
-
 def _check_out(out: Path, data: str) -> None:
-    """``out`` must be empty, absent, or an earlier export (which is replaced); never the corpus itself or a
-    folder of other files, which an export would otherwise overwrite or mix with."""
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise ValueError(f"--out {out} is a file")
-    if Path(data).is_dir() and out.resolve() == Path(data).resolve():
+    """``out`` must be empty, absent, or an earlier export (which is replaced: :class:`kvdata.outdir.OutputFolder`);
+    never the corpus itself or a folder of other files, which an export would otherwise overwrite or mix with."""
+    from kvdata.outdir import OutputFolder
+
+    if out.is_dir() and Path(data).is_dir() and out.resolve() == Path(data).resolve():
         raise ValueError(f"--out {out} is the corpus folder itself; choose another")
-    if any(out.iterdir()) and _export_format(out) is None:
-        raise ValueError(f"--out {out} is not empty and holds no earlier export (no export's accounting.json); "
-                         f"choose an empty or new folder")
+    OutputFolder(out, "export").check()
 
 
 def _export_format(folder: Path) -> Optional[str]:
@@ -357,11 +422,3 @@ def _export_format(folder: Path) -> Optional[str]:
     if not isinstance(accounting, dict) or "examples" not in accounting or accounting.get("format") not in FORMATS:
         return None
     return accounting["format"]
-
-
-def _clear_export(out: Path) -> None:
-    """Remove an earlier export's files, so that a re-export never mixes old splits with new ones."""
-    for name in EXPORT_FILES:
-        (out / name).unlink(missing_ok=True)
-    for shard in (out / "data").glob("*-00000-of-00001.parquet") if (out / "data").is_dir() else ():
-        shard.unlink()

@@ -49,7 +49,11 @@ def reverify(samples: Sequence, out: str | Path, config=None, executor: str = "l
     from kvdata.reverify.store import ResultStore
 
     config = config or ReverifyConfig()
+    from kvdata.reverify.store import check_results_file
+
     out = Path(out)
+    check_results_file(out)                            # the user's own file is never overwritten or appended to
+    check_results_file(jsonl_path_for(out))
     store = ResultStore(jsonl_path_for(out))
     samples = _unique_ids(samples)
     if shard:

@@ -51,33 +51,51 @@ def _quantiles(xs: list[float]) -> Optional[dict]:
     return {"n": len(xs), "min": xs[0], "p25": pick(0.25), "median": pick(0.5), "p75": pick(0.75), "max": xs[-1]}
 
 
-def drift(rows: list[dict], corpus_rows: Iterable[dict], speedup_tolerance: float = 0.25) -> list[Drift]:
+@dataclass
+class DriftReport:
+    """The results compared with a verdict the corpus recorded for the same id (``compared``), and those whose
+    verdict or speedup moved (``drifts``). With nothing compared there is no drift to speak of, either way."""
+
+    compared: int
+    drifts: list[Drift]
+
+
+def drift(rows: list[dict], corpus_rows: Iterable[dict], speedup_tolerance: float = 0.25) -> DriftReport:
     """Results whose verdict or speedup differs from what the corpus recorded."""
     recorded = {}
     for c in corpus_rows:
         v = c.get("verification")
         if isinstance(v, dict) and c.get("id"):
             recorded[c["id"]] = v
-    out = []
+    out, compared = [], 0
     for r in rows:
         v = recorded.get(r["id"])
         if v is None:
             continue
+        compared += 1
         d = Drift(r["id"], v.get("correct"), r.get("correct"), v.get("speedup"), r.get("speedup"), r["status"])
         moved = (d.recorded_speedup and d.now_speedup and
                  abs(d.now_speedup - d.recorded_speedup) / d.recorded_speedup > speedup_tolerance)
         if d.flipped or moved:
             out.append(d)
-    return out
+    return DriftReport(compared, out)
 
 
 def load_corpus_rows(path: Path, subset: Optional[str] = None) -> list[dict]:
     """Rows (with ``verification``) of a built folder's config, a parquet or a JSONL file."""
     from kvdata.reverify.samples import iter_rows_jsonl, iter_rows_parquet
 
+    from kvdata.hub import built_configs
+
     path = Path(path)
-    if path.is_dir() and subset and (path / "data" / subset).is_dir():
+    if path.is_dir() and (path / "data").is_dir():             # a built folder: one of its configs
+        configs = built_configs(path)
+        if subset not in configs:
+            what = f"has no config {subset!r}" if subset else "is a built folder: say which config with --subset"
+            raise ValueError(f"--corpus {path} {what} (configs there: {', '.join(configs) or 'none'})")
         path = path / "data" / subset
+    elif subset:
+        raise ValueError(f"--subset {subset} reads a config of a built folder; --corpus {path} is not one")
     rows = iter_rows_jsonl(path) if path.suffix in (".jsonl", ".json") else iter_rows_parquet(path)
     return [row for _, row in rows]
 
@@ -117,19 +135,26 @@ def plot(rows: list[dict], out_dir: Path) -> list[str]:
 def write_report(results: str | Path, out_dir: str | Path, corpus_rows: Optional[Iterable[dict]] = None) -> Path:
     import jinja2
 
+    from kvdata.outdir import OutputFolder
+
     rows = read_results(results)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if not rows:
+        raise ValueError(f"{results} holds no results; give the --out file of `kvdata reverify`")
+    if not all(isinstance(r, dict) and "status" in r and "id" in r for r in rows):
+        raise ValueError(f"{results} is not a `kvdata reverify` results file (its rows have no id/status); "
+                         "give the file `kvdata reverify --out` wrote")
     summary = summarize(rows)
-    drifts = drift(rows, corpus_rows) if corpus_rows is not None else None
-    plots = plot(rows, out_dir)
-    (out_dir / "summary.json").write_text(json.dumps(
-        dict(summary, drift=[d.__dict__ for d in drifts] if drifts is not None else None), indent=1))
-    template = _template()
-    text = jinja2.Template(template).render(results=str(results), s=summary, drifts=drifts, plots=plots,
-                                            failures=[r for r in rows if not r.get("correct")][:50])
-    (out_dir / "report.md").write_text(text)
-    return out_dir / "report.md"
+    report = drift(rows, corpus_rows) if corpus_rows is not None else None
+    out = OutputFolder(out_dir, "reverify-report", option="--out-dir")
+    with out.staged() as stage:
+        plots = plot(rows, stage)
+        (stage / "summary.json").write_text(json.dumps(dict(
+            summary, drift_compared=report.compared if report else None,
+            drift=[d.__dict__ for d in report.drifts] if report else None), indent=1))
+        text = jinja2.Template(_template()).render(results=Path(results).name, s=summary, drift=report,
+                                                   plots=plots, failures=[r for r in rows if not r.get("correct")][:50])
+        (stage / "report.md").write_text(text)
+    return Path(out_dir) / "report.md"
 
 
 def _template() -> str:

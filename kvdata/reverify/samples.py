@@ -73,11 +73,17 @@ def iter_rows_jsonl(path: Path) -> Iterator[tuple[str, dict]]:
 
 
 def iter_rows_parquet(path: Path) -> Iterator[tuple[str, dict]]:
+    """Rows of a parquet file or of every parquet file under a folder; a file that is not readable parquet raises
+    :class:`SampleError` naming it."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
     for file in files:
-        pf = pq.ParquetFile(file)
+        try:
+            pf = pq.ParquetFile(file)
+        except (pa.ArrowException, OSError) as e:
+            raise SampleError(f"{file} is not a readable parquet file ({str(e).splitlines()[0][:100]})") from None
         n = 0
         for batch in pf.iter_batches(batch_size=256):
             for row in batch.to_pylist():
@@ -99,14 +105,17 @@ def read_samples(path: str | Path) -> list[Sample]:
     return [Sample.from_row(row, where) for where, row in rows]
 
 
-DEFAULT_DATA = "amd/AIG-Datasets"   # Hub id used when --data is not given
+DEFAULT_DATA = "amd/AIG-Datasets"   # AMD's release on the Hub: a raw tree, which --subset cannot read as it is
 
 
 def load_subset(config: str, data: Optional[str] = None, split: str = "train") -> list[Sample]:
     """Samples of one built config, from a built folder or a Hub id (``kvdata.hub.load_config``)."""
     from kvdata.hub import load_config  # lazy: pulls in datasets
 
-    ds = load_config(data or DEFAULT_DATA, config, split=split)
+    if not data:
+        raise SampleError(f"--subset {config} needs --data: a built folder (kvdata build --out DIR). The Hub repo "
+                          f"{DEFAULT_DATA} is a raw release tree with no configs; build it first")
+    ds = load_config(data, config, split=split)
     out = []
     for n, row in enumerate(ds):
         row.setdefault("subset", config)

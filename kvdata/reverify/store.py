@@ -93,13 +93,51 @@ def _jsonable(v):
     return str(v)
 
 
+def check_results_file(path: str | Path, option: str = "--out") -> None:
+    """``path`` is absent or an earlier results file (which a rerun resumes from and replaces); anything else (the
+    user's own parquet, the rows being verified) would be overwritten or appended to, so it raises ValueError."""
+    import json
+
+    path = Path(path)
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; give a results file (.jsonl or .parquet)")
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            names = set(pq.read_schema(path).names)
+        except (pa.ArrowException, OSError):
+            names = set()
+    else:
+        names = set()
+        with open(path, encoding="utf-8", errors="replace") as f:
+            first = next((line for line in f if line.strip()), None)
+        if first is None:
+            return                                    # an empty file: nothing to lose
+        try:
+            row = json.loads(first)
+            names = set(row) if isinstance(row, dict) else set()
+        except json.JSONDecodeError:
+            pass
+    if not {"id", "status", "backend"} <= names:
+        raise ValueError(f"{option} {path} exists and is not a `kvdata reverify` results file; it would be "
+                         "overwritten: give a new file name")
+
+
 def read_results(path: str | Path) -> list[dict]:
     """Results from a JSONL or parquet results file, as dicts (stdlib + pyarrow)."""
     path = Path(path)
     if path.suffix == ".parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
+        try:
+            return pq.read_table(path).to_pylist()
+        except (pa.ArrowException, OSError) as e:
+            raise ValueError(f"{path} is not a readable parquet file ({str(e).splitlines()[0][:120]})") from None
     return list(_rows_of(path))
 
 

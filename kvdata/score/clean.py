@@ -20,7 +20,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from kvdata.score.intervals import CONFIDENCE, RESAMPLES, Estimate, bootstrap_interval, estimate
+from kvdata.public import public_path
+from kvdata.score.intervals import CONFIDENCE, RESAMPLES, Estimate, bootstrap_interval, contain, estimate
 from kvdata.score.metrics import Metric
 from kvdata.score.records import JoinError, ModelResults
 
@@ -46,14 +47,18 @@ def read_labels(clean_tasks: Optional[str | Path] = None, audit: Optional[str | 
 
             rows = pq.read_table(summary, columns=["bench_id", "clean"]).to_pylist()
             return CleanLabels(frozenset(r["bench_id"] for r in rows if r["clean"]),
-                               frozenset(r["bench_id"] for r in rows), True, str(summary))
+                               frozenset(r["bench_id"] for r in rows), True, public_path(summary))
         clean_tasks = folder / "clean_tasks.txt"
         if not clean_tasks.is_file():
             raise FileNotFoundError(f"{folder}: not an audit folder (no summary.parquet or clean_tasks.txt)")
     path = Path(clean_tasks)
-    ids = frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-                    if line.strip() and not line.startswith("#"))
-    return CleanLabels(ids, ids, False, str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--clean-tasks {path} is not a text file: give clean_tasks.txt (one task id per line), "
+                         "or the audit folder with --audit") from None
+    ids = frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return CleanLabels(ids, ids, False, public_path(path))
 
 
 def _tail(task: str) -> str:
@@ -136,6 +141,8 @@ def split_score(results: ModelResults, metric: Metric, clean_mask: np.ndarray, *
             low, high = float(np.exp(low)), float(np.exp(high))
     diff = (est_clean.value / est_all.value if est_all.value else float("nan")) if speed \
         else est_clean.value - est_all.value
+    if clean_tasks and have.any():          # the interval contains the difference (intervals.contain)
+        low, high = contain(diff, low, high, *((0.0, np.inf) if speed else (-1.0, 1.0)))
     p = None
     dirty_v, clean_v = values[have & ~clean_mask], values[have & clean_mask]
     if dirty_v.size and clean_v.size:

@@ -15,9 +15,13 @@ difference at 80% power, two-sided 5%, with these many tasks, and how many tasks
 difference would need (statsmodels' power solvers: a paired t-test on the per-task differences,
 whose spread the data gives, for paired results; Cohen's h between two independent proportions,
 at the lower observed rate, for counts).
+
+With few discordant tasks (fewer than :data:`FEW_DISCORDANT`) a comparison's notes say to read
+McNemar's exact test rather than the bootstrap interval (see the constant for why 25).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -25,13 +29,23 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from kvdata.score.intervals import CONFIDENCE, RESAMPLES, bootstrap_interval
+from kvdata.score.intervals import CONFIDENCE, RESAMPLES, bootstrap_interval, contain
 from kvdata.score.metrics import Metric
 from kvdata.score.records import JoinError, ModelResults
 
 ALPHA = 0.05
 POWER = 0.8
 TARGET_DIFFERENCE = 0.05
+#: Below this many discordant tasks (b + c) the large-sample approximations fail and only the exact test is to
+#: be read. statsmodels' ``mcnemar`` documents the chi-square as "the approximation to the distribution of the
+#: test statistic for large sample sizes" and the binomial (exact=True) otherwise; the usual rule for "large" is
+#: b + c >= 25 (the exact test is recommended when b + c < 25: Wikipedia's McNemar's test article, SPSS's and
+#: most calculators' switch). The paired bootstrap of the difference rests on the same normal-theory
+#: behaviour of the discordant tasks, so the same count says when its interval is too narrow to trust.
+FEW_DISCORDANT = 25
+#: relative size under which a standard deviation of per-task differences is floating-point noise, not spread
+#: (every task differing by 1/3 gives sd 1.7e-16, for which the power solvers fail to converge)
+_NO_SPREAD = 1e-9
 
 
 @dataclass
@@ -71,10 +85,28 @@ def check_same_tasks(a: ModelResults, b: ModelResults) -> None:
 
 def paired_mde(differences: np.ndarray, n: int) -> tuple[Optional[float], Optional[int]]:
     """(minimum detectable mean difference, tasks needed for a 5-point one) for a paired design."""
+    differences = differences[~np.isnan(differences)]
     sd = float(np.std(differences, ddof=1)) if differences.size > 1 else 0.0
-    if n < 2 or sd == 0 or not math.isfinite(sd):
+    scale = max(1.0, float(np.max(np.abs(differences)))) if differences.size else 1.0
+    if n < 2 or not math.isfinite(sd) or sd <= _NO_SPREAD * scale:
         return None, None
     return float(_detectable_effect(n) * sd), _tasks_needed(round(TARGET_DIFFERENCE / sd, 6))
+
+
+@contextlib.contextmanager
+def _quiet():
+    """A context where statsmodels' solvers do not print ConvergenceWarning (a NaN answer is handled here).
+
+    ``statsmodels.tools.sm_exceptions`` sets ``simplefilter("always", ConvergenceWarning)`` when first
+    imported, which the power module does lazily inside the solver: imported first, so that filter lands
+    before this context's "ignore" rather than over it."""
+    import warnings
+
+    import statsmodels.tools.sm_exceptions  # noqa: F401
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 @functools.lru_cache(maxsize=1024)
@@ -82,17 +114,24 @@ def _detectable_effect(n: int) -> float:
     """The standardised effect a paired t-test on ``n`` tasks detects at 80% power (statsmodels' solver)."""
     from statsmodels.stats.power import TTestPower
 
-    return float(TTestPower().solve_power(effect_size=None, nobs=n, alpha=ALPHA, power=POWER,
-                                          alternative="two-sided"))
+    with _quiet():
+        return float(TTestPower().solve_power(effect_size=None, nobs=n, alpha=ALPHA, power=POWER,
+                                              alternative="two-sided"))
 
 
 @functools.lru_cache(maxsize=4096)
-def _tasks_needed(effect: float) -> int:
-    """Tasks a paired t-test needs to detect the standardised ``effect`` at 80% power."""
+def _tasks_needed(effect: float) -> Optional[int]:
+    """Tasks a paired t-test needs to detect the standardised ``effect`` at 80% power; None where the solver
+    finds none. An effect at least the one two tasks already detect (:func:`_detectable_effect` of 2) has
+    no root above 2, where statsmodels warns and returns NaN: the answer is 2, the fewest a t-test takes."""
     from statsmodels.stats.power import TTestPower
 
-    return int(math.ceil(TTestPower().solve_power(effect_size=effect, nobs=None, alpha=ALPHA, power=POWER,
-                                                  alternative="two-sided")))
+    with _quiet():
+        nobs = float(TTestPower().solve_power(effect_size=effect, nobs=None, alpha=ALPHA, power=POWER,
+                                              alternative="two-sided"))
+    if math.isfinite(nobs):
+        return int(math.ceil(nobs))
+    return 2 if effect >= _detectable_effect(2) else None
 
 
 def _shift_by_h(p: float, h: float) -> float:
@@ -148,20 +187,41 @@ def compare_paired(a: ModelResults, b: ModelResults, metric: Metric, *, resample
                                         confidence=confidence, seed=seed)
     if metric.kind == "speedup":
         low, high, how = math.exp(low), math.exp(high), how + ", ratio A/B"
+        low, high = contain(point, low, high, 0.0)
+    else:
+        low, high = contain(point, low, high, -1.0, 1.0)
     out = Comparison(a.model, b.model, metric.name, True, len(a.tasks), agg_a, agg_b, point, low, high,
                      "paired " + how)
     if metric.kind == "binary":
         out.test = "McNemar exact"
         out.p_value, out.discordant = mcnemar_exact(va, vb)
-        if (low > 0 or high < 0) != (out.p_value < ALPHA):
-            out.notes.append(f"{metric.name}: the bootstrap interval and McNemar's test disagree on "
-                             f"{sum(out.discordant)} discordant tasks; with so few, the bootstrap interval is too "
-                             f"narrow and the exact test is the one to read")
+        out.notes.extend(discordant_notes(sum(out.discordant), low, high, out.p_value))
     if metric.kind != "speedup":
         out.mde, out.tasks_for_5_points = paired_mde(va - vb, len(a.tasks))
         if out.mde is None:
-            out.notes.append("the two agree on every task: no spread to size a difference against")
+            same = "agree on" if np.array_equal(va, vb, equal_nan=True) else "differ by the same amount on"
+            out.notes.append(f"the two {same} every task: no spread to size a difference against")
     return out
+
+
+def discordant_notes(discordant: int, low: float, high: float, p_value: float) -> list[str]:
+    """What to say about a paired binary comparison with ``discordant`` tasks where the two differ.
+
+    Fewer than :data:`FEW_DISCORDANT`: the bootstrap interval is too narrow, read McNemar's exact
+    test (whether or not the two agree here). More, but the interval and the test disagree at 5%:
+    a borderline result, with no claim that the tasks are few.
+    """
+    excludes_zero = low > 0 or high < 0
+    if 0 < discordant < FEW_DISCORDANT:
+        agree = "" if excludes_zero == (p_value < ALPHA) else (
+            f" (here they disagree: the interval {'excludes' if excludes_zero else 'includes'} 0, "
+            f"McNemar p = {p_value:.3g})")
+        return [f"only {discordant} discordant tasks (fewer than {FEW_DISCORDANT}); with so few, the paired "
+                f"bootstrap interval is too narrow and McNemar's exact test is the one to read{agree}"]
+    if discordant >= FEW_DISCORDANT and excludes_zero != (p_value < ALPHA):
+        return [f"borderline at 5%: the bootstrap interval and McNemar's exact test (p = {p_value:.3g}) "
+                f"disagree on {discordant} discordant tasks; report the exact test"]
+    return []
 
 
 def compare_counts(a: ModelResults, b: ModelResults, confidence: float = CONFIDENCE) -> Comparison:
@@ -174,7 +234,8 @@ def compare_counts(a: ModelResults, b: ModelResults, confidence: float = CONFIDE
     pa, pb = ka / na, kb / nb
     p = float(fisher_exact([[ka, na - ka], [kb, nb - kb]], alternative="two-sided").pvalue)
     low, high = confint_proportions_2indep(ka, na, kb, nb, method="newcomb", compare="diff", alpha=1 - confidence)
-    out = Comparison(a.model, b.model, "correct", False, min(na, nb), pa, pb, pa - pb, float(low), float(high),
+    low, high = contain(pa - pb, low, high, -1.0, 1.0)
+    out = Comparison(a.model, b.model, "correct", False, min(na, nb), pa, pb, pa - pb, low, high,
                      "Newcombe hybrid score", test="Fisher exact", p_value=p)
     out.mde, out.tasks_for_5_points = unpaired_mde(min(pa, pb), na, nb)
     if na == nb:

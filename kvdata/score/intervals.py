@@ -7,9 +7,16 @@
   tasks, since tasks, not attempts, are what a benchmark samples.
 - Rates over several attempts per task also get a cluster-robust standard error (statsmodels OLS
   on a constant, clustered by task): attempts of one task are not independent.
+
+Every interval this module returns contains its point estimate and stays inside the metric's
+range (:func:`contain`). Mathematically Wilson's upper bound at k = n is 1 and its lower bound at
+k = 0 is 0, but statsmodels' closed form computes them as 0.9999999999999999 and 2.8e-17; a
+bootstrap's end can likewise miss a point computed by a second, algebraically equal formula by
+an ulp. An upper bound below the estimate is a negative error bar, which matplotlib refuses.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Optional
@@ -39,9 +46,31 @@ class Estimate:
                 "se_cluster": self.se_cluster}
 
 
+#: how far (relative to the metric's scale) an interval may miss its point before that is more than rounding:
+#: beyond it :func:`bootstrap_interval` says in its method that the interval was widened
+ROUNDING = 1e-9
+
+
+def contain(value: float, low: float, high: float, lower: float = -math.inf,
+            upper: float = math.inf) -> tuple[float, float]:
+    """(low, high) widened to contain ``value`` and clipped to the metric's range [``lower``, ``upper``].
+
+    Floating point puts an exact bound an ulp on the wrong side of the estimate (Wilson's upper
+    bound at 100% is 0.9999999999999999): an interval must contain its estimate, and a rate's
+    interval must stay in [0, 1]. NaN stays NaN (no value, no interval).
+    """
+    low, high = float(low), float(high)
+    if math.isnan(value) or math.isnan(low) or math.isnan(high):
+        return low, high
+    low = min(max(low, lower), value)
+    high = max(min(high, upper), value)
+    return low, high
+
+
 def binomial_interval(successes: int, n: int, method: str = "wilson",
                       confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson (``wilson``) or Clopper-Pearson (``clopper-pearson``) interval for successes/n."""
+    """Wilson (``wilson``) or Clopper-Pearson (``clopper-pearson``) interval for successes/n, in [0, 1]
+    and containing successes/n (:func:`contain`: statsmodels' Wilson gives 0.9999999999999999 at n/n)."""
     from statsmodels.stats.proportion import proportion_confint
 
     sm_method = {"wilson": "wilson", "clopper-pearson": "beta"}.get(method)
@@ -50,7 +79,7 @@ def binomial_interval(successes: int, n: int, method: str = "wilson",
     if n <= 0:
         return float("nan"), float("nan")
     low, high = proportion_confint(successes, n, alpha=1 - confidence, method=sm_method)
-    return float(low), float(high)
+    return contain(successes / n, low, high, 0.0, 1.0)
 
 
 def bootstrap_interval(data: tuple[np.ndarray, ...], statistic, *, paired: bool = False,
@@ -60,7 +89,9 @@ def bootstrap_interval(data: tuple[np.ndarray, ...], statistic, *, paired: bool 
 
     Data with no spread (every task the same) has no bootstrap distribution: the interval is the
     point itself, said so in the method. BCa needs a jackknife; when it is undefined (NaN), the
-    percentile interval is used instead, also said so.
+    percentile interval is used instead, also said so. The interval always contains the
+    statistic on the data (:func:`contain`); where BCa's ends miss it by more than rounding (a
+    skewed handful of tasks), the method says the interval was widened to it.
     """
     from scipy.stats import bootstrap
 
@@ -75,7 +106,13 @@ def bootstrap_interval(data: tuple[np.ndarray, ...], statistic, *, paired: bool 
                             confidence_level=confidence, method=method, random_state=rng)
         low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
         if np.isfinite(low) and np.isfinite(high):
-            return low, high, f"bootstrap {method} over tasks ({resamples} resamples)"
+            how = f"bootstrap {method} over tasks ({resamples} resamples)"
+            if not math.isfinite(point):
+                return low, high, how
+            slack = ROUNDING * max(1.0, abs(point), high - low)
+            if low > point + slack or high < point - slack:
+                how += ", widened to contain the estimate"
+            return (*contain(point, low, high), how)
     return point, point, "none (degenerate bootstrap)"
 
 
@@ -96,7 +133,17 @@ def cluster_robust_se(results: ModelResults, field: str) -> Optional[float]:
 
 def estimate(results: ModelResults, metric: Metric, *, interval: str = "wilson", resamples: int = RESAMPLES,
              confidence: float = CONFIDENCE, seed: int = 0) -> Estimate:
-    """The metric for one model with its interval (module docstring for which interval)."""
+    """The metric for one model with its interval (module docstring for which interval); the interval
+    contains the value and stays in the metric's range (rates in [0, 1], speedups above 0)."""
+    est = _estimate(results, metric, interval=interval, resamples=resamples, confidence=confidence, seed=seed)
+    lower, upper = (0.0, math.inf) if metric.kind == "speedup" else (0.0, 1.0)
+    low, high = contain(est.value, est.low, est.high, lower, upper)
+    return Estimate(est.value, low, high, est.method, est.n, est.se_cluster)
+
+
+def _estimate(results: ModelResults, metric: Metric, *, interval: str, resamples: int, confidence: float,
+              seed: int) -> Estimate:
+    """:func:`estimate` before the interval is made to contain the value."""
     values = metric.per_task(results)
     have = values[~np.isnan(values)]
     n = int(have.size)

@@ -441,7 +441,8 @@ setv(HN[0], speedup=0.6)
 HB_SLOW = HN[0]["id"]
 good = [r["id"] for r in HB if r["id"] not in bad.values()]
 case("dpo_hip2hip_bad_speedups",
-     ["--data", "corpus", "--task", "hip2hip", "--format", "dpo", "--dpo-margin", "0.1", "--out", "out"],
+     ["--data", "corpus", "--task", "hip2hip", "--format", "dpo", "--dpo-form", "standard", "--dpo-margin", "0.1",
+      "--out", "out"],
      checks=["loads_with_datasets", "accounting_reconciles", "llamafactory_columns", {"dpo_chosen_faster": 0.1},
              "dpo_chosen_ne_rejected", {"dpo_chosen_absent": list(bad.values())}, {"dpo_chosen_present": good},
              {"dropped_total": len(bad)}],
@@ -499,7 +500,7 @@ def write_results(case_name, rel, recs):
 base_res = [res(r, r["task_name"] not in INCORRECT) for r in TV]
 c = "dpo_verified_triton"
 write_results(c, "verified.parquet", base_res + [res(v, False) for v in VAR])
-case(c, T2T + ["--format", "dpo", "--verified", "verified.parquet"] + SPLIT3,
+case(c, T2T + ["--format", "dpo", "--dpo-form", "standard", "--verified", "verified.parquet"] + SPLIT3,
      checks=["loads_with_datasets", "accounting_reconciles", "llamafactory_columns", "dpo_chosen_ne_rejected",
              {"dpo_verified_pairs": "verified.parquet"}, {"dpo_chosen_present": [by_name("triton", t)["id"] for t in wrong]},
              {"dpo_rejected_present": [v["id"] for v in VAR]}],

@@ -86,6 +86,11 @@ def strings(obj):
             yield from strings(v)
 
 
+def side_text(x):
+    """A DPO side's text: a string (standard form) or the contents of its message list (conversational)."""
+    return "\n".join(m["content"] for m in x) if isinstance(x, list) else x
+
+
 def answer_text(r):
     if "messages" in r:
         return "\n".join(m["content"] for m in r["messages"] if m["role"] == "assistant")
@@ -94,7 +99,7 @@ def answer_text(r):
     if "output" in r:
         return r["output"]
     if "chosen" in r:
-        return r["chosen"]
+        return side_text(r["chosen"])
     return json.dumps(r.get("extra_info"))
 
 
@@ -388,10 +393,11 @@ def run_check(chk, ctx):
             need(sp is not None and math.isfinite(sp) and sp >= 1 + margin - 1e-9,
                  f"pair {r['chosen_id']} chosen with corpus speedup {sp} (margin {margin})")
             need(v.get("correct") is True, lambda: f"pair {r['chosen_id']} chosen but correct={v.get('correct')}")
-            need(r["rejected"] == c.get("baseline_kernel_code"), lambda: f"{r['chosen_id']}: rejected is not its baseline")
-            need(r["chosen"] == c["kernel_code"], lambda: f"{r['chosen_id']}: chosen is not its kernel")
+            need(side_text(r["rejected"]) == c.get("baseline_kernel_code"),
+                 lambda: f"{r['chosen_id']}: rejected is not its baseline")
+            need(side_text(r["chosen"]) == c["kernel_code"], lambda: f"{r['chosen_id']}: chosen is not its kernel")
     elif name == "dpo_chosen_ne_rejected":
-        bad = [r.get("id") for _, r in out.rows() if r["chosen"].strip() == r["rejected"].strip()]
+        bad = [r.get("id") for _, r in out.rows() if side_text(r["chosen"]).strip() == side_text(r["rejected"]).strip()]
         need(not bad, lambda: f"pairs with chosen == rejected: {bad[:3]}")
     elif name in ("dpo_chosen_absent", "dpo_chosen_present", "dpo_rejected_present"):
         col = "rejected_id" if "rejected" in name else "chosen_id"
