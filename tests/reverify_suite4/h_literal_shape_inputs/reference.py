@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Row-wise log-softmax."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.log_softmax(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(24, 160)]
+
+
+def get_init_inputs():
+    return []

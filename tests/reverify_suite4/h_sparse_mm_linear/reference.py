@@ -1,0 +1,25 @@
+import torch
+import torch.nn as nn
+
+BATCH = 32
+IN_FEATURES = 48
+OUT_FEATURES = 64
+
+
+class Model(nn.Module):
+    """hardtanh(Linear(x))."""
+
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        return torch.clamp(self.linear(x), -1.0, 1.0)
+
+
+def get_inputs():
+    return [torch.randn(BATCH, IN_FEATURES)]
+
+
+def get_init_inputs():
+    return [IN_FEATURES, OUT_FEATURES]
