@@ -8,8 +8,10 @@ NEWEST_PYTEST_ARGS ?=
 
 .PHONY: install install-newest demo test test-newest
 
+# install_verl.sh: veRL 0.9.1 in its own venv (it needs transformers < 5.11; tests/test_reward_verl.py runs there).
 install:
 	@bash scripts/install.sh
+	@bash scripts/install_verl.sh
 
 # Build the bundled sample into $(OUT) and load every config back with datasets.load_dataset.
 demo: install

@@ -44,7 +44,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from kvdata.cli import audit_cmd, build_cmd, export_cmd, reverify_cmd, score_cmd  # noqa: F401  (commands attach to `main`)
+    from kvdata.cli import audit_cmd, build_cmd, export_cmd, reverify_cmd, reward_cmd, score_cmd  # noqa: F401  (commands attach to `main`)
 
 
 _register()
