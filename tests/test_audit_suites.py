@@ -55,7 +55,7 @@ def test_second_lookalike_set_labels_hold(shared_data):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
-def test_small_patterns_inside_bigger_models_are_not_flagged(tmp_path):
+def test_small_patterns_inside_bigger_models_are_not_flagged(tmp_path, shared_data):   # reads KernelBench v0.1
     sys.path.insert(0, str(HERE.parent / "scripts"))
     try:
         import eval_lookalikes2
