@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from kvdata.errors import unreadable_parquet
 from kvdata.public import public_path
 
 __all__ = ["TrainingRows", "load_training", "bundled_sample_rows", "source_files", "SOURCE_SUFFIXES"]
@@ -42,7 +43,7 @@ def _read_rows(path: Path, columns: Sequence[str]) -> list[dict]:
             names = pq.read_schema(path).names
             return pq.read_table(path, columns=[c for c in columns if c in names]).to_pylist()
         except (pa.ArrowException, OSError) as e:
-            raise ValueError(f"{path} is not a readable parquet file ({str(e).splitlines()[0][:100]})") from None
+            raise unreadable_parquet(path, e) from None
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

@@ -7,7 +7,7 @@ message was written for: it is shown with its type, and the hint that ``KVDATA_D
 """
 from __future__ import annotations
 
-__all__ = ["one_line"]
+__all__ = ["one_line", "unreadable_parquet"]
 
 _WRITTEN_FOR_USERS = (ValueError, FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
                       ConnectionError, TimeoutError)
@@ -26,6 +26,13 @@ def one_line(e: BaseException) -> str:
     if isinstance(e, KeyError):
         text = f"missing field {text}"
     return _clip(f"{type(e).__name__}: {text or 'no message'} (KVDATA_DEBUG=1 shows the traceback)")
+
+
+def unreadable_parquet(path, error: BaseException, kind: type = ValueError, fix: str = "") -> Exception:
+    """The one message for a file that is not readable parquet (a truncated download, a disk error): its path, the
+    first line of pyarrow's reason, and the fix where there is one. ``kind``: the exception class to return."""
+    reason = (str(error).splitlines() or [type(error).__name__])[0][:100]
+    return kind(f"{path} is not a readable parquet file ({reason})" + (f"; {fix}" if fix else ""))
 
 
 def _is_network_error(e: BaseException) -> bool:

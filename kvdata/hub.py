@@ -243,12 +243,13 @@ def check_shards(folder: Path, config: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from kvdata.errors import unreadable_parquet
+
     for shard in shard_files(folder, config):
         try:
             pq.ParquetFile(shard).close()
         except (pa.ArrowException, OSError) as e:
-            raise CorruptShard(f"{shard} is not a readable parquet shard ({str(e).splitlines()[0][:100]}); "
-                               "rebuild the folder with `kvdata build`") from None
+            raise unreadable_parquet(shard, e, CorruptShard, "rebuild the folder with `kvdata build`") from None
 
 
 def load_config(source: str | Path, config: str, split: str = SPLIT, option: str = "--data", **kwargs):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from kvdata.errors import unreadable_parquet
 from kvdata.schema import REVERIFY_COLUMNS
 
 
@@ -83,7 +84,7 @@ def iter_rows_parquet(path: Path) -> Iterator[tuple[str, dict]]:
         try:
             pf = pq.ParquetFile(file)
         except (pa.ArrowException, OSError) as e:
-            raise SampleError(f"{file} is not a readable parquet file ({str(e).splitlines()[0][:100]})") from None
+            raise unreadable_parquet(file, e, SampleError) from None
         n = 0
         for batch in pf.iter_batches(batch_size=256):
             for row in batch.to_pylist():

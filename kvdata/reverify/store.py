@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from kvdata.errors import unreadable_parquet
 from kvdata.schema import RESULT_SCHEMA
 
 
@@ -137,7 +138,7 @@ def read_results(path: str | Path) -> list[dict]:
         try:
             return pq.read_table(path).to_pylist()
         except (pa.ArrowException, OSError) as e:
-            raise ValueError(f"{path} is not a readable parquet file ({str(e).splitlines()[0][:120]})") from None
+            raise unreadable_parquet(path, e) from None
     return list(_rows_of(path))
 
 
