@@ -1,5 +1,5 @@
 """The hostile suites on a GPU (issue #9's bar): every case of tests/knockout_suite, tests/hostile,
-tests/reverify_redteam and tests/reverify_suite3 through ``kvdata reverify --backend triton-gpu`` with timing on.
+tests/reverify_redteam, tests/reverify_suite3 and tests/reverify_suite4 through ``kvdata reverify --backend triton-gpu`` with timing on.
 
 Prints one line per case (status, speedup, flags) and writes JSON. The bar: no hostile case comes
 out `correct` with a speedup above 1; the controls come out `correct`; the deliberately slow honest
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     from kvdata.reverify.store import read_results
 
     cases = (knockout_suite() + hostile_suite() + manifest_suite("reverify_redteam", "redteam")
-             + manifest_suite("reverify_suite3", "suite3"))
+             + manifest_suite("reverify_suite3", "suite3") + manifest_suite("reverify_suite4", "suite4"))
     if args.only:
         cases = [c for c in cases if any(o in c[0] for o in args.only)]
     kinds = {c[0]: c[1] for c in cases}

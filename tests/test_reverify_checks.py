@@ -177,6 +177,10 @@ def _trick_cases() -> dict:
         "reference_nonfinite": (checks.check_reference_finite, ([torch.tensor([1.0, float("nan")])],)),
         "fixed_inputs": (checks.check_inputs_vary, ([fingerprint([x]), fingerprint([x.clone()])],)),
         "timer_tampered": (checks.check_clocks, (WorkerReport(clock_patched=["time.perf_counter"]),)),
+        "global_state_changed": (checks.check_global_state,
+                                 (WorkerReport(global_changes=["torch.backends.cudnn.enabled"]),)),
+        "recorder_evaded": (checks.check_recorder,
+                              (WorkerReport(recorder_evaded=["torch._C._DisableTorchDispatch"]),)),
         "torch_did_the_work": (checks.check_torch_share,         # torch ran the whole matmul
                                (WorkerReport(ref_flops=2 * 64 * 64, torch_flops=[2 * 64 * 64]),)),
         "shape_specialised": (checks.check_configs,              # right on the visible size only

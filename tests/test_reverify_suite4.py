@@ -5,8 +5,9 @@ code) through the real sandboxed verifier on the Triton interpreter. Controls mu
 must not.
 
 What the verifier does not catch yet is listed in NOT_CAUGHT with why, as strict xfails: a fix then fails loudly and
-the list stays honest. The six GPU-only cases are honest on a CPU (they attack timing); their expectations are in
-the manifest, for the H200 run (scripts/reverify_hostile_gpu.py)."""
+the list stays honest. The six GPU-only cases attack timing; their expectations are in the manifest, for the H200
+run (scripts/reverify_hostile_gpu.py). Two of them tamper with process-wide state, which shows on a CPU too (the
+last test)."""
 from __future__ import annotations
 
 import json
@@ -21,33 +22,9 @@ from reverify_manifest import run_cases  # noqa: E402
 ROOT = Path(__file__).parent / "reverify_suite4"
 MANIFEST = [e for e in json.loads((ROOT / "manifest.json").read_text()) if not e["gpu_only"]]
 
-_OUTSIDE_TRITON = ("the heavy work runs outside the op recorder's sight (NumPy, a thread, a helper process, or a torch "
-                   "op that is not on the heavy list); every knockout mode still breaks the answer because a Triton "
-                   "kernel does the last step")
-_RECORDER = ("the op recorder is active only in round A's calls, so torch used in the other calls (repeats, "
-             "knockout, other sizes and ranges) is never recorded; and a candidate can switch the recorder off")
-NOT_CAUGHT: dict = {
-    "h_numpy_matmul": _OUTSIDE_TRITON,
-    "h_worker_thread_mm": _OUTSIDE_TRITON,
-    "h_helper_process_mm": _OUTSIDE_TRITON,
-    "h_mulsum_bmm": _OUTSIDE_TRITON,
-    "h_embedding_bag_linear": _OUTSIDE_TRITON,
-    "h_sparse_mm_linear": _OUTSIDE_TRITON,
-    "h_scan_softmax": _OUTSIDE_TRITON,
-    "h_fft_conv1d": _OUTSIDE_TRITON,
-    "h_max_cancel_gate": _OUTSIDE_TRITON + " (an exact +0.0 gate: perturbing its inputs moves the answer)",
-    "h_recorder_disabled": _RECORDER,
-    "h_python_key_excluded": _RECORDER,
-    "h_unrecorded_calls_torch": _RECORDER,
-    "h_shape_gate_torch_fallback": _RECORDER,
-    "h_range_gate_torch_fallback": _RECORDER,
-    "h_square_only_strides": "one size constant: scaling it only ever gives square products",
-    "h_literal_shape_inputs": "literal sizes in get_inputs(): no other size is derived, and `generalises` says "
-                              "untested while the status stays correct",
-    "h_softmax_negative_offset": "no negative offsets are tried among the other value ranges",
-    "h_nonneg_inputs_only": "no negated inputs are tried among the other value ranges",
-    "h_symmetric_input_transpose": "structure built into get_inputs() (a symmetric matrix) is never broken",
-}
+# Every CPU-judged case of this suite is caught now; a case the verifier lets through again goes here, with why,
+# as a strict xfail, so a later fix fails loudly and the list stays honest.
+NOT_CAUGHT: dict = {}
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +57,18 @@ def test_a_lower_precision_answer_is_not_correct(suite_run):
     """A float16 output for a float32 problem passes a loose tolerance on the seeds but is not the problem's answer."""
     row = suite_run["h_half_output_sigmoid"]
     assert not row["correct"] and "less precise" in row["message"], (row["status"], row["message"])
+
+
+_GLOBAL_STATE = ("h_reference_sleep_hook", "h_cudnn_off_reference")
+
+
+def test_process_wide_tampering_is_flagged_on_the_cpu(tmp_path):
+    """Two of the GPU-only timing attacks sabotage the baseline through state every module shares: a global
+    forward pre-hook that sleeps before every other module, cuDNN switched off at import. Their speedup cannot be
+    faked (the reference is timed before candidate code exists), but the tampering itself is visible on any
+    device: `global_state_changed`, failing."""
+    entries = [e for e in json.loads((ROOT / "manifest.json").read_text()) if e["case"] in _GLOBAL_STATE]
+    rows = run_cases(ROOT, entries, tmp_path)
+    for case in _GLOBAL_STATE:
+        row = rows[case]
+        assert "global_state_changed" in row["flags"] and not row["correct"], (case, row["status"], row["flags"])

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from kvdata.reverify.aten_ops import DATA_MOVEMENT_OPS
+
 if TYPE_CHECKING:
     from kvdata.reverify.protocol import WorkerReport
 
@@ -384,19 +386,6 @@ def check_reference_finite(reference: Sequence) -> list[str]:
     return []
 
 
-# aten ops that only allocate, copy, view, reshape, fill or join memory: what a kernel's
-# wrapper does around a launch. Any other op in the candidate's forward is math done by torch.
-DATA_MOVEMENT_OPS = frozenset({
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
-    "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "fill_", "zero_",
-    "copy_", "_to_copy", "clone", "contiguous", "lift_fresh", "lift_fresh_copy", "detach", "alias",
-    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "expand_as", "permute",
-    "transpose", "t", "unsqueeze", "squeeze", "select", "slice", "narrow", "split", "split_with_sizes",
-    "chunk", "unbind", "flatten", "unflatten", "view_as_real", "view_as_complex", "resize_", "set_",
-    "cat", "stack", "constant_pad_nd", "_local_scalar_dense", "arange", "scalar_tensor",
-})
-
-
 def check_torch_compute(ops: Optional[dict]) -> list[str]:
     """Catches "kernels" whose forward does the math in PyTorch beside a token launch (the
     launch counter alone is satisfied by one dummy kernel).
@@ -417,27 +406,60 @@ def torch_compute_ops(ops: Optional[dict]) -> list[str]:
     return sorted(k for k in (ops or {}) if isinstance(k, str) and k not in DATA_MOVEMENT_OPS)
 
 
-TORCH_SHARE = 0.5     # of the reference's FLOPs: torch running this much in the candidate did the work itself
+TORCH_SHARE = 0.5          # of the reference's FLOPs: torch running this much in the candidate did the work itself
+TORCH_ELEMENT_SHARE = 2.0  # of the elements a reference without FLOPs touches (its fused ops count once)
+
+
+def _torch_did_it(work, ref_flops, ref_elements) -> bool:
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+    if not number(work):
+        return False
+    if number(ref_flops):
+        return work >= TORCH_SHARE * ref_flops
+    return number(ref_elements) and work >= TORCH_ELEMENT_SHARE * ref_elements
 
 
 def check_torch_share(meta) -> list[str]:
     """Catches candidates whose kernels do a token part while torch does the heavy work (the matmul of a Linear
     in torch, a Triton bias add; the reference's own forward called from the candidate).
 
-    PyTorch's FLOP formulas (``defences.torch_op_recorder``: matmuls, convolutions, attention) count around the
-    reference's forward and around each recorded candidate call. When torch ran at least ``TORCH_SHARE`` of the
-    reference's FLOPs inside the candidate, the flag is ``torch_did_the_work``. A bias add, a reshape or a
-    softmax left to torch counts nothing, so an honest kernel with a torch epilogue passes. References with no
-    counted FLOPs (elementwise ones) are left to ``check_torch_compute`` and the knockout.
+    ``defences.torch_op_recorder`` counts torch's work around the reference's forward and around each recorded
+    candidate call (rounds A and B, and every other configuration against the reference's count there: a
+    fallback to torch off the visible sizes or values): FLOPs of matrix products and convolutions by PyTorch's
+    formulas, and the elements every other math op touches. So a matmul spelt as a broadcast multiply and a sum,
+    ``embedding_bag``, sparse mm or an FFT convolution counts like one.
+
+    The flag is ``torch_did_the_work`` when torch's work in one call reaches ``TORCH_SHARE`` of the reference's
+    FLOPs; for a reference with none (a softmax, a norm), ``TORCH_ELEMENT_SHARE`` times the elements it touches.
+    The second share is larger because a reference's fused op (one ``softmax`` over n elements) counts n, while
+    the same math written out in torch ops (a max, a subtraction, an exp, a sum, a division) counts each step. A
+    bias add or a check over the output left to torch stays below either share, so an honest kernel with a torch
+    epilogue passes.
     """
-    ref, calls = meta.ref_flops, [f for f in meta.torch_flops if isinstance(f, (int, float))]
-    if not ref or not calls:
-        return []
-    return ["torch_did_the_work"] if max(calls) >= TORCH_SHARE * ref else []
+    pairs = [(w, meta.ref_flops, meta.ref_elements) for w in meta.torch_flops]
+    pairs += [tuple(p) for p in meta.config_flops if isinstance(p, list) and len(p) == 3]
+    return ["torch_did_the_work"] if any(_torch_did_it(*p) for p in pairs) else []
 
 
 HOST_GAP_ABS_MS = 0.05   # host-minus-event time a candidate's call may add over the reference's ...
 HOST_GAP_REL = 0.25      # ... or this share of its host time, whichever is more
+
+
+def check_recorder(meta) -> list[str]:
+    """``recorder_evaded`` when the candidate's own code looked at the dispatch-mode stack or stepped around it,
+    or moved work where the op recorder cannot see (``recorder_guard``): a forward that runs Triton only while
+    watched, a ``torch.mm`` under ``_DisableTorchDispatch``, a matmul in NumPy, in a thread or in a helper
+    process. Honest kernels have no reason to do any of these."""
+    return ["recorder_evaded"] if meta.recorder_evaded else []
+
+
+def check_global_state(meta) -> list[str]:
+    """``global_state_changed`` when the candidate changed state every module in the process shares
+    (``global_state``): a global forward hook that slows every other module, cuDNN switched off, TF32 or the
+    matmul precision changed. A kernel has no reason to; a sabotaged baseline does."""
+    return ["global_state_changed"] if meta.global_changes else []
 
 
 def check_clocks(meta) -> list[str]:
@@ -511,9 +533,9 @@ def check_configs(configs: list, atol: float, rtol: float,
 def check_dispatch_consistent(ops_per_call: Sequence[Optional[dict]]) -> list[str]:
     """Catches candidates that compute one way while watched and another way after.
 
-    The op recorder watches every call of round A. A later call running torch math that the
-    first call did not (pure Triton on the first call, a torch GEMM afterwards) is
-    ``inconsistent_dispatch``. The reverse is allowed: an autotuner benchmarks, with torch
+    The op recorder watches every call of rounds A and B and of the other configurations. A later call
+    running torch math that the first call did not (pure Triton on the first call, a torch GEMM afterwards,
+    a torch fallback off the visible sizes or values) is ``inconsistent_dispatch``. The reverse is allowed: an autotuner benchmarks, with torch
     ops, on the first call only.
     """
     calls = [set(torch_compute_ops(ops)) for ops in ops_per_call if isinstance(ops, dict)]

@@ -30,6 +30,9 @@ FAILING_FLAGS = frozenset({
     "background_work",          # threads or streams still working after forward returned
     "out_of_bounds",            # compute-sanitizer memcheck found invalid memory accesses (--sanitize)
     "timer_tampered",           # the candidate replaced a timing entry point (clocks.py): no speedup either
+    "global_state_changed",     # changed a process-wide torch setting or added a global module hook (global_state.py)
+    "recorder_evaded",          # looked at or switched off the op recorder, or ran work in NumPy, a thread or a
+                                # process of its own (recorder_guard.py)
     "torch_did_the_work",       # torch ran half the reference's FLOPs inside the candidate (checks.check_torch_share)
     "shape_specialised",        # right on the visible sizes, wrong on other ones (configs.py)
     "range_specialised",        # right on the visible values, wrong when they are scaled or shifted (configs.py)

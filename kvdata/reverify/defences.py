@@ -53,10 +53,49 @@ def fill_poison(t, index_safe: bool = False) -> None:
     else:
         t.fill_(-0x2A2A2A2A if t.element_size() >= 4 else 42)
 
+def _tensors(args) -> list:
+    import torch
+
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(_tensors(a))
+    return out
+
+
+def _numel(t) -> int:
+    return int(t._nnz()) if t.is_sparse else t.numel()
+
+
+def _product_flops(name: str, args) -> int:
+    """Multiply-adds x 2 of a sparse matmul or an embedding bag (see ``aten_ops.PRODUCT_OPS``)."""
+    ts = _tensors(args)
+    if name.startswith("_embedding_bag") or name == "embedding_bag":
+        weight, indices = ts[0], ts[1]
+        return 2 * indices.numel() * (weight.shape[-1] if weight.dim() else 1)
+    mats = [t for t in ts if t.dim() == 2]
+    if len(mats) < 2:
+        return 0
+    a, b = mats[-2], mats[-1]                               # addmm-style ops put the added matrix first
+    return 2 * min(_numel(a) * b.shape[-1], _numel(b) * a.shape[0])
+
+
+def _elements_touched(args, out) -> int:
+    """A lower bound on the work of an op with no FLOP formula: the larger of the elements it reads and writes
+    (one operation per element: an exp, a cumsum, a mean, a product's broadcast multiply)."""
+    return max(sum(_numel(t) for t in _tensors(args)), sum(_numel(t) for t in _tensors([out])))
+
+
 def torch_op_recorder():
-    """A context manager that counts the aten ops run inside it, by name (``.counts``), and their FLOPs (``.flops``,
-    by PyTorch's own FLOP formulas, ``torch.utils.flop_counter.flop_registry``: matmuls, convolutions,
-    attention; elementwise ops count 0).
+    """A context manager that counts the aten ops run inside it, by name (``.counts``), and their work.
+
+    ``.flops``: PyTorch's own formulas (``torch.utils.flop_counter.flop_registry``: matmuls, convolutions,
+    attention), and ``aten_ops.PRODUCT_OPS`` for the matrix products the registry lacks (sparse, embedding bags).
+    ``.elements``: for any other op that is math rather than data movement (``aten_ops.DATA_MOVEMENT_OPS``), the
+    elements it touches. So a matmul spelt as a broadcast multiply and a sum, a softmax from cumulative scans, an
+    FFT convolution, or a LayerNorm written out in torch ops all count, as does a reference's elementwise work.
 
     One dispatch mode and no module hooks: ``FlopCounterMode`` tracks modules with global forward hooks, which
     put an extra frame above every ``forward`` while it is active, so a candidate could tell a recorded call
@@ -65,23 +104,32 @@ def torch_op_recorder():
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
+    from kvdata.reverify.aten_ops import DATA_MOVEMENT_OPS, PRODUCT_OPS
+
     class TorchOpRecorder(TorchDispatchMode):
         def __init__(self):
             super().__init__()
             self.counts: dict[str, int] = {}
-            self.flops = 0
+            self.flops = 0          # matrix products and convolutions (registry and PRODUCT_OPS)
+            self.elements = 0       # every other math op: the elements it touches
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             packet = func.overloadpacket
-            self.counts[packet.__name__] = self.counts.get(packet.__name__, 0) + 1
+            name = packet.__name__
+            self.counts[name] = self.counts.get(name, 0) + 1
             out = func(*args, **kwargs)
             count = flop_registry.get(packet)
             if count is not None:
                 self.flops += int(count(*args, **kwargs, out_val=out))
+            elif name in PRODUCT_OPS:
+                self.flops += _product_flops(name, args)
+            elif name not in DATA_MOVEMENT_OPS and name.rstrip("_") not in DATA_MOVEMENT_OPS:
+                self.elements += _elements_touched(list(args) + list(kwargs.values()), out)
             return out
 
     return TorchOpRecorder()
+
 
 def output_aliases(outputs: Sequence, tensors: Sequence) -> bool:
     """Catches candidates that return one of their inputs, or a view of the reference's

@@ -44,9 +44,11 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
+from kvdata.reverify import recorder_guard
 from kvdata.reverify.calls import CallServer, flatten_outputs
 from kvdata.reverify.clocks import Clocks
 from kvdata.reverify.configs import other_configs
+from kvdata.reverify.global_state import GlobalState
 from kvdata.reverify.protocol import Job, WorkerError, WorkerReport
 from kvdata.reverify.timing import time_gpu
 
@@ -177,7 +179,8 @@ def build_reference_case(module, seed: int, device: str, count_flops: bool = Fal
     synchronize(device)
     return {"seed": seed, "init_inputs": init_inputs, "state_dict": model.state_dict(),
             "inputs": inputs, "outputs": outputs, "model": model,
-            "flops": counter.flops if counter is not None else None}
+            "flops": counter.flops if counter is not None else None,
+            "elements": counter.elements if counter is not None else None}
 
 
 def send_reference(ref_fd: int, cases: list[dict], timed: Optional[list] = None, configs: list = (),
@@ -246,7 +249,7 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         ref_module = load_source_module(job.sample["pytorch_code"], job_dir / "reference.py", REFERENCE_MODULE)
         (job_dir / "reference.py").unlink()
         cases = [build_reference_case(ref_module, s, device, count_flops=i == 0) for i, s in enumerate(job.seeds)]
-        meta.report.ref_flops = cases[0]["flops"]
+        meta.report.ref_flops, meta.report.ref_elements = cases[0]["flops"], cases[0]["elements"]
         configs = other_configs(ref_module, cases[0], build_reference_case,
                                 lambda model, x: flatten_outputs(model(*clone_inputs(x))), device) \
             if job.other_configs else []
@@ -275,7 +278,10 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
 
         torch.cuda.empty_cache()
 
-    # 2. compile
+    # 2. compile: the candidate's code is imported here, so the recorder's escape hatches are wrapped and the
+    # process-wide state read first
+    recorder_guard.install(job_dir)
+    global_state = GlobalState.capture()
     meta.stage("compile")
     t0 = time.monotonic()
     try:
@@ -284,7 +290,7 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         meta.fail(e)
         return
     meta.report.compile_s = time.monotonic() - t0
-    _note_replaced_clocks(clocks, meta)
+    _note_tampering(clocks, global_state, meta)
     meta.report.cache_hit, meta.report.compile_log = candidate.cache_hit, (candidate.compile_log or "")[-4000:]
 
     # 3. run: A → reference bait → B
@@ -295,7 +301,7 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
     except BaseException as e:  # noqa: BLE001
         meta.fail(e)
         return
-    _note_replaced_clocks(clocks, meta)
+    _note_tampering(clocks, global_state, meta)
 
     # 4. time, on fresh inputs per call; the last calls' outputs are judged too
     if timing:
@@ -312,13 +318,14 @@ def run_job(job_dir: Path, ref_fd: int, seal_fd: Optional[int] = None,
         except BaseException as e:  # noqa: BLE001
             meta.fail(e)
             return
-    _note_replaced_clocks(clocks, meta)
+    _note_tampering(clocks, global_state, meta)
     meta.stage("done")
 
 
 def _config_round(candidate, configs: list, device: str, meta: Meta, job_dir: Path) -> None:
     """The candidate on each tested configuration (``configs.py``), a fresh instance per configuration with its
-    constructor arguments and weights; what it raised stands in for its outputs (a string: it did not run)."""
+    constructor arguments and weights; what it raised stands in for its outputs (a string: it did not run). The
+    op recorder watches these calls too: torch's work there goes to ``config_flops`` beside the reference's."""
     tested = [c for c in configs if not c.untested]
     if not tested:
         return
@@ -328,7 +335,10 @@ def _config_round(candidate, configs: list, device: str, meta: Meta, job_dir: Pa
             case = {"seed": c.seed, "init_inputs": c.init_inputs, "state_dict": c.state_dict, "inputs": c.inputs}
             try:
                 model = make_candidate_module(candidate, case, device, meta)
-                outputs.append(_candidate_round(candidate, model, [case], device, meta, blob).outputs[0])
+                ran = _candidate_round(candidate, model, [case], device, meta, blob, record_ops=True)
+                outputs.append(ran.outputs[0])
+                meta.report.config_flops.append([ran.torch_flops[0], c.ref_flops, c.ref_elements])
+                meta.report.torch_ops.append(ran.torch_ops[0])      # torch math first met here: a fallback
             except Exception as exc:  # noqa: BLE001 - a candidate that fails on another size fails that size
                 outputs.append(f"{type(exc).__name__}: {exc}"[:300])
             finally:
@@ -336,9 +346,13 @@ def _config_round(candidate, configs: list, device: str, meta: Meta, job_dir: Pa
         blob.finish({"C": outputs})
 
 
-def _note_replaced_clocks(clocks: Clocks, meta: Meta) -> None:
-    """Record the timing entry points the candidate has replaced so far (``checks.check_clocks``)."""
+def _note_tampering(clocks: Clocks, global_state: GlobalState, meta: Meta) -> None:
+    """Record the timing entry points the candidate has replaced so far (``checks.check_clocks``), the
+    recorder's entry points its code has called (``checks.check_recorder``) and the process-wide settings and
+    hook tables it changed (``checks.check_global_state``)."""
     meta.report.clock_patched = sorted(set(meta.report.clock_patched) | set(clocks.replaced()))
+    meta.report.recorder_evaded = recorder_guard.noted()
+    meta.report.global_changes = sorted(set(meta.report.global_changes) | set(global_state.changed()))
 
 
 def _confine_to_job(job_dir: Path, cache_dir: Path, device: str) -> Optional[str]:
@@ -470,12 +484,12 @@ def _run_rounds(job: Job, job_dir, meta, candidate, cases, decoy, out_specs, dev
     bait_outputs = [t for seed in bait for t in seed]
     with _BlobFile(job_dir / ROUND_B_FILE) as blob:                          # round B
         b = _candidate_round(candidate, model, cases, device, meta, blob, bait_outputs=bait_outputs,
-                             watch_background=True)
+                             watch_background=True, record_ops=True)
         blob.finish({"B": b.outputs})
     del bait, bait_outputs
     report = meta.report
-    report.launches, report.torch_ops, report.torch_flops = {"A": a.launches, "B": b.launches}, a.torch_ops, \
-        a.torch_flops
+    report.launches = {"A": a.launches, "B": b.launches}
+    report.torch_ops, report.torch_flops = a.torch_ops + b.torch_ops, a.torch_flops + b.torch_flops
     report.output_aliases_input = a.aliases_input or b.aliases_input
     report.output_aliases_reference, report.background_work = b.aliases_reference, b.background
 
@@ -556,7 +570,7 @@ class _Round:
         self.inputs_after: list = []
         self.launches: list = []
         self.torch_ops: list = []                # aten ops of each call, by name (record_ops)
-        self.torch_flops: list = []              # FLOPs torch ran in each call (record_ops)
+        self.torch_flops: list = []              # work torch ran in each call: FLOPs + elements (record_ops)
         self.aliases_input = False
         self.aliases_reference = False
         self.background = False
@@ -586,7 +600,7 @@ def _candidate_round(candidate, model, cases, device, meta, blob: _BlobFile, bef
             _CALLS.modes = ()
         if recorder is not None:
             result.torch_ops.append(recorder.counts)
-            result.torch_flops.append(recorder.flops)
+            result.torch_flops.append(recorder.flops + recorder.elements)
         out = call.outputs
         result.aliases_input |= output_aliases(out, inputs)
         if bait_outputs:

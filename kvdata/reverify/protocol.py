@@ -209,7 +209,8 @@ class WorkerReport:
     ``stage``: the last stage begun (``start``, ``reference``, ``compile``, ``run``, ``time``,
     ``done``): a kill mid-stage still says where. ``stage_s``: seconds per stage; ``clock``:
     monotonic times (``received``, ``done``) and the spare's ``warmup``. ``launches``: kernel
-    launches per call, per round; ``torch_ops``: aten ops of every round-A call.
+    launches per call, per round; ``torch_ops``: aten ops of every recorded call (rounds A and B, then the
+    other configurations).
     """
 
     stage: str = "start"
@@ -227,9 +228,14 @@ class WorkerReport:
     compile_log: str = ""
     launches: dict = field(default_factory=dict)
     torch_ops: list = field(default_factory=list)
-    torch_flops: list = field(default_factory=list)     # FLOPs torch ran in each recorded candidate call
+    torch_flops: list = field(default_factory=list)     # torch's work in each recorded candidate call (FLOPs+elements)
     ref_flops: Optional[int] = None                      # FLOPs of the reference's forward (torch_op_recorder)
+    ref_elements: Optional[int] = None                   # elements its other math ops touched (torch_op_recorder)
     clock_patched: list = field(default_factory=list)    # timing entry points the candidate replaced
+    recorder_evaded: list = field(default_factory=list)  # dispatch-mode entry points the candidate called
+    global_changes: list = field(default_factory=list)   # process-wide settings and hook tables it changed
+    config_flops: list = field(default_factory=list)     # per tested configuration: [torch's work, reference's
+    #                                                      FLOPs, reference's elements]
     output_aliases_input: bool = False
     output_aliases_reference: bool = False
     background_work: bool = False
@@ -279,7 +285,9 @@ _REPORT_PARSERS = {
     "ref_host_gap_ms": _optional(_number), "kernel_host_gap_ms": _optional(_number),
     "kernel_host_ms": _optional(_number),
     "compile_s": _optional(_number), "cache_hit": _optional(_bool), "compile_log": _str, "launches": _dict,
-    "torch_ops": _list, "torch_flops": _list, "ref_flops": _optional(_number), "clock_patched": _list,
+    "torch_ops": _list, "torch_flops": _list, "ref_flops": _optional(_number),
+    "ref_elements": _optional(_number), "clock_patched": _list,
+    "recorder_evaded": _list, "global_changes": _list, "config_flops": _list,
     "output_aliases_input": _bool, "output_aliases_reference": _bool,
     "background_work": _bool, "state_dict_mismatch": _bool, "seal_not_sent": _bool,
 }

@@ -354,6 +354,8 @@ class Verifier:
         flags += checks.check_dispatch_consistent(ops_per_call)
         flags += checks.check_torch_share(meta)
         flags += checks.check_clocks(meta)
+        flags += checks.check_recorder(meta)
+        flags += checks.check_global_state(meta)
         if knockout is not None:
             needed, result = checks.check_kernels_needed(knockout, ref["outputs"], tolerances, rtol)
             flags += needed

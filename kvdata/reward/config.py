@@ -26,6 +26,7 @@ DEFAULT_FLAG_COSTS: Mapping[str, str] = MappingProxyType({
     **{flag: "compile" for flag in sorted(FAILING_FLAGS)},
     "tampered_outputs": "zero",            # rewrote round A's sealed outputs, or withheld the seal
     "timer_tampered": "zero",              # replaced a timing entry point
+    "global_state_changed": "zero",        # a global module hook or a process-wide torch setting changed
     "output_aliases_reference": "zero",    # handed back the reference's own output
     "implausible_speedup": "no_speedup",   # correct, but faster than ReverifyConfig.speedup_limit: no speedup term
 })
