@@ -9,9 +9,12 @@ NEWEST_PYTEST_ARGS ?=
 .PHONY: install install-newest demo test test-newest
 
 # install_verl.sh: veRL 0.9.1 in its own venv (it needs transformers < 5.11; tests/test_reward_verl.py runs there).
+# install_llamafactory.sh: LLaMA-Factory 0.9.5 in its own venv (transformers <= 5.6, datasets <= 4.0;
+# tests/test_export_llamafactory.py runs there).
 install:
 	@bash scripts/install.sh
 	@bash scripts/install_verl.sh
+	@bash scripts/install_llamafactory.sh
 
 # Build the bundled sample into $(OUT) and load every config back with datasets.load_dataset.
 demo: install
