@@ -535,8 +535,8 @@ def check_dispatch_consistent(ops_per_call: Sequence[Optional[dict]]) -> list[st
 
     The op recorder watches every call of rounds A and B and of the other configurations. A later call
     running torch math that the first call did not (pure Triton on the first call, a torch GEMM afterwards,
-    a torch fallback off the visible sizes or values) is ``inconsistent_dispatch``. The reverse is allowed: an autotuner benchmarks, with torch
-    ops, on the first call only.
+    a torch fallback off the visible sizes or values) is ``inconsistent_dispatch``. The reverse is allowed:
+    an autotuner benchmarks, with torch ops, on the first call only.
     """
     calls = [set(torch_compute_ops(ops)) for ops in ops_per_call if isinstance(ops, dict)]
     if len(calls) < 2:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ENTRY_POINTS", "Clocks"]
+__all__ = ["ENTRY_POINTS", "Clocks", "resolve"]
 
 ENTRY_POINTS = (
     "time.perf_counter", "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns", "time.time",
@@ -25,7 +25,7 @@ ENTRY_POINTS = (
 )
 
 
-def _resolve(dotted: str):
+def resolve(dotted: str):
     """The object a dotted name reaches now (``None`` where it does not resolve)."""
     import importlib
 
@@ -51,11 +51,11 @@ class Clocks:
 
     @classmethod
     def capture(cls) -> "Clocks":
-        return cls({name: _resolve(name) for name in ENTRY_POINTS})
+        return cls({name: resolve(name) for name in ENTRY_POINTS})
 
     def replaced(self) -> list[str]:
         """The entry points whose name now reaches another object than the captured one."""
-        return [name for name, obj in self.handles.items() if _resolve(name) is not obj]
+        return [name for name, obj in self.handles.items() if resolve(name) is not obj]
 
     # the handles the timing loop calls (torch.cuda.* only on a GPU)
     def monotonic(self) -> float:

@@ -13,11 +13,12 @@ judged like a seed (the parent compares; ``checks.check_configs``):
   too where the constructor's arguments change). Untested when there is no such constant, when the reference
   fails or turns non-finite at that size, when the inputs would grow past ``MAX_GROWTH`` times the visible ones,
   or when no input's shape changes.
-* ``input<i>_dim<d>_<size>``: one dimension of floating inputs resized (see ``_one_dim_resized``), to the next power of two
-  (doubled when it is one already), with fresh values of that input's mean and spread, the visible model kept.
-  A power of two keeps the divisibility block sizes rely on, and stays within the power-of-two block an honest
-  kernel sizes from the visible length (a softmax over 200,000 logits in one program of 2^18). Scaling the constants keeps every ratio: one ``N`` for a
-  square product stays square, literal sizes in ``get_inputs()`` never change. The reference decides which
+* ``input<i>_dim<d>_<size>``: one dimension of floating inputs resized (see ``_one_dim_resized``) to the next
+  power of two (doubled when it is one already), with fresh values of that input's mean and spread, the visible
+  model kept. A power of two keeps the divisibility block sizes rely on, and stays within the power-of-two block
+  an honest kernel sizes from the visible length (a softmax over 200,000 logits in one program of 2^18). Scaling
+  the constants keeps every ratio: one ``N`` for a square product stays square, literal sizes in
+  ``get_inputs()`` never change. The reference decides which
   dimensions are free: a resized dimension it refuses (a matmul's inner size, a Linear's features) is skipped.
   Up to ``MAX_DIM_CONFIGS`` of them, first inputs and leading dimensions first.
 * ``scaled_up`` / ``scaled_down`` / ``shifted`` / ``negated`` / ``shifted_down``: seed 0's floating inputs times
@@ -27,8 +28,9 @@ judged like a seed (the parent compares; ``checks.check_configs``):
   built into ``get_inputs()`` (a symmetric matrix, sorted rows) is gone, so a kernel that relies on it where the
   reference does not is caught.
 
-The reference's work is counted on each configuration (``ref_flops``, ``ref_elements``): the harness holds the candidate's torch
-FLOPs there against them (``checks.check_torch_share``), for a fallback to torch off the visible sizes or values.
+The reference's work is counted on each configuration (``ref_flops``, ``ref_elements``): the harness holds the
+candidate's torch work there against it (``checks.check_torch_share``), for a fallback to torch off the visible
+sizes or values.
 
 A configuration the reference could not run says why (``untested: ...``); it never counts against a sample.
 """
@@ -44,7 +46,7 @@ SHAPE_CONFIGS = (("larger", 2.0), ("smaller", 0.5))
 RANGE_CONFIGS = (("scaled_up", 40.0, 0.0), ("scaled_down", 1 / 40, 0.0), ("shifted", 1.0, 1000.0),
                  ("negated", -1.0, 0.0), ("shifted_down", 1.0, -1000.0))
 MAX_GROWTH = 8          # a resized configuration holds at most this many times the visible inputs' elements
-MAX_DIM_CONFIGS = 2     # single resized dimensions judged ...
+MAX_DIM_CONFIGS = 2     # resized-dimension configurations judged ...
 MAX_DIM_TRIES = 6       # ... out of at most this many the reference is asked about
 
 
@@ -147,14 +149,16 @@ def _run_counted(run: Callable, model, inputs: list):
     return outputs, counter.flops, counter.elements
 
 
-def _judged_on(visible: dict, name: str, kind: str, inputs: list, run: Callable) -> ConfigCase:
-    """The reference (the visible model) on ``inputs``: a configuration, or why it is untested."""
+def _judged_on(visible: dict, name: str, kind: str, inputs: list, run: Callable,
+               what: str = "inputs") -> ConfigCase:
+    """The reference (the visible model) on ``inputs``: a configuration, or why it is untested (``what`` names
+    what changed in the reason)."""
     try:
         outputs, flops, elements = _run_counted(run, visible["model"], inputs)
     except Exception as exc:  # noqa: BLE001 - the reference does not take these inputs: untested
-        return ConfigCase(name, kind, untested=f"the reference fails on these inputs: {type(exc).__name__}"[:200])
+        return ConfigCase(name, kind, untested=f"the reference fails on these {what}: {type(exc).__name__}"[:200])
     if not _finite(outputs):
-        return ConfigCase(name, kind, untested="the reference is not finite on these inputs")
+        return ConfigCase(name, kind, untested=f"the reference is not finite on these {what}")
     return ConfigCase(name, kind, visible["seed"], visible["init_inputs"], visible["state_dict"], inputs, outputs,
                       ref_flops=flops, ref_elements=elements)
 
@@ -220,10 +224,7 @@ def _rescaled(visible: dict, name: str, scale: float, shift: float, run: Callabl
     if not any(_floating(t) for t in visible["inputs"]):
         return ConfigCase(name, "range", untested="no floating-point input")
     inputs = [t * scale + shift if _floating(t) else t for t in visible["inputs"]]
-    case = _judged_on(visible, name, "range", inputs, run)
-    if case.untested:
-        case.untested = case.untested.replace("on these inputs", "on these values")
-    return case
+    return _judged_on(visible, name, "range", inputs, run, what="values")
 
 
 def other_configs(module, visible: dict, build: Callable, run: Callable, device: str) -> list[ConfigCase]:

@@ -55,14 +55,9 @@ def fill_poison(t, index_safe: bool = False) -> None:
 
 def _tensors(args) -> list:
     import torch
+    from torch.utils._pytree import tree_leaves
 
-    out = []
-    for a in args:
-        if isinstance(a, torch.Tensor):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            out.extend(_tensors(a))
-    return out
+    return [a for a in tree_leaves(args) if isinstance(a, torch.Tensor)]
 
 
 def _numel(t) -> int:
@@ -85,7 +80,7 @@ def _product_flops(name: str, args) -> int:
 def _elements_touched(args, out) -> int:
     """A lower bound on the work of an op with no FLOP formula: the larger of the elements it reads and writes
     (one operation per element: an exp, a cumsum, a mean, a product's broadcast multiply)."""
-    return max(sum(_numel(t) for t in _tensors(args)), sum(_numel(t) for t in _tensors([out])))
+    return max(sum(_numel(t) for t in _tensors(args)), sum(_numel(t) for t in _tensors(out)))
 
 
 def torch_op_recorder():
@@ -125,7 +120,7 @@ def torch_op_recorder():
             elif name in PRODUCT_OPS:
                 self.flops += _product_flops(name, args)
             elif name not in DATA_MOVEMENT_OPS and name.rstrip("_") not in DATA_MOVEMENT_OPS:
-                self.elements += _elements_touched(list(args) + list(kwargs.values()), out)
+                self.elements += _elements_touched((args, kwargs), out)
             return out
 
     return TorchOpRecorder()

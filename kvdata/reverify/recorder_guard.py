@@ -14,9 +14,9 @@ catalogs step around it every way that allows:
 
 :func:`install` replaces each of those entry points, before the candidate is imported, by a wrapper that notes
 its name and then does what the original does. A name is noted only when the call comes from the candidate's own
-code: walking up the callers, a frame in the candidate's folder comes before one of torch, Triton or kvdata. So Triton's interpreter
-may call ``numpy()`` and its compiler may start ``ptxas``, while a candidate's ``subprocess.run`` or
-``ThreadPoolExecutor`` is noted through the standard library's frames. A noted name is ``recorder_evaded``
+code: walking up the callers, a frame in the candidate's folder comes before one of torch, Triton or kvdata. So
+Triton's interpreter may call ``numpy()`` and its compiler may start ``ptxas``, while a candidate's
+``subprocess.run`` or ``ThreadPoolExecutor`` is noted through the standard library's frames. A noted name is ``recorder_evaded``
 (``checks.check_recorder``): the sample fails. Like the clocks, this reaches what a candidate calls through
 Python; a C extension of its own that flips the dispatch keys or starts threads is below it.
 """
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from kvdata.reverify.clocks import resolve
 
 __all__ = ["ENTRY_POINTS", "install", "noted"]
 
@@ -82,7 +84,7 @@ def _from_candidate() -> bool:
 
 def _wrap(qualified: str, original):
     def guarded(*args, **kwargs):
-        if _from_candidate() and qualified not in _NOTED:
+        if qualified not in _NOTED and _from_candidate():
             _NOTED.append(qualified)
         return original(*args, **kwargs)
 
@@ -101,24 +103,11 @@ def install(candidate_dir) -> None:
     _CANDIDATE = os.path.abspath(str(candidate_dir)) + os.sep
     _NOTED.clear()
     for owner_name, attr in ENTRY_POINTS:
-        owner = _owner(owner_name)
+        owner = resolve(owner_name)
         original = getattr(owner, attr, None) if owner is not None else None
         if original is None or getattr(original, "_kvdata_guarded", False):
             continue
         setattr(owner, attr, _wrap(f"{owner_name}.{attr}", original))
-
-
-def _owner(dotted: str):
-    """The module, or the class in a module, that ``dotted`` names (None where it does not exist here)."""
-    import importlib
-
-    head, _, last = dotted.rpartition(".")
-    module_name, cls = (head, last) if last[:1].isupper() else (dotted, "")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    return getattr(module, cls, None) if cls else module
 
 
 def noted() -> list[str]:
